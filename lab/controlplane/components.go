@@ -1,0 +1,207 @@
+package controlplane
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/paritylab/paritylab/lab/binaries"
+	"github.com/paritylab/paritylab/lab/ports"
+	"github.com/paritylab/paritylab/lab/process"
+)
+
+// serviceCIDR is the virtual range Services get addresses from. Nothing is
+// routed to it: it exists only inside the API server.
+const serviceCIDR = "10.0.0.0/24"
+
+func (cp *ControlPlane) startEtcd(ctx context.Context) (string, error) {
+	bin, err := binaries.Path(binaries.Etcd)
+	if err != nil {
+		return "", err
+	}
+	port, err := ports.Free()
+	if err != nil {
+		return "", err
+	}
+	url := "http://" + ports.Loopback + ":" + strconv.Itoa(port)
+	err = cp.run(ctx, process.Spec{
+		Name: "etcd",
+		Path: bin,
+		Args: []string{
+			"--data-dir=" + filepath.Join(cp.opts.Dir, "etcd"),
+			"--listen-client-urls=" + url,
+			"--advertise-client-urls=" + url,
+			// Port 0: the peer port is never used by a one-member cluster,
+			// and a fixed 2380 would clash between control planes.
+			"--listen-peer-urls=http://" + ports.Loopback + ":0",
+			// Lab data is thrown away with the run; fsync only slows it.
+			"--unsafe-no-fsync=true",
+			"--log-level=warn",
+		},
+		Ready: httpReady(http.DefaultClient, url+"/health", `"health":"true"`),
+	})
+	return url, err
+}
+
+func (cp *ControlPlane) startAPIServer(ctx context.Context, etcdURL string) error {
+	bin, err := binaries.Path(binaries.KubeAPIServer)
+	if err != nil {
+		return err
+	}
+	port, err := ports.Free()
+	if err != nil {
+		return err
+	}
+	cp.server = "https://" + ports.Loopback + ":" + strconv.Itoa(port)
+	if err := cp.writeAdminKubeconfig(); err != nil {
+		return err
+	}
+	client, err := rest.HTTPClientFor(cp.restConfig)
+	if err != nil {
+		return fmt.Errorf("build API server health client: %w", err)
+	}
+	return cp.run(ctx, process.Spec{
+		Name:  "kube-apiserver",
+		Path:  bin,
+		Args:  cp.apiServerArgs(port, etcdURL),
+		Ready: httpReady(client, cp.server+"/readyz", "ok"),
+	})
+}
+
+func (cp *ControlPlane) apiServerArgs(port int, etcdURL string) []string {
+	f := cp.files
+	return []string{
+		"--etcd-servers=" + etcdURL,
+		"--bind-address=" + ports.Loopback,
+		"--advertise-address=" + ports.Loopback,
+		"--secure-port=" + strconv.Itoa(port),
+		"--cert-dir=" + f.dir,
+		"--tls-cert-file=" + f.servingCert(),
+		"--tls-private-key-file=" + f.servingKey(),
+		"--client-ca-file=" + f.caCert(),
+		"--authorization-mode=RBAC",
+		"--service-account-issuer=https://kubernetes.default.svc",
+		"--service-account-key-file=" + f.saPub(),
+		"--service-account-signing-key-file=" + f.saKey(),
+		"--service-cluster-ip-range=" + serviceCIDR,
+		"--allow-privileged=true",
+		// No controller creates the default ServiceAccount of a namespace
+		// in a lab cluster without one; the plugin would reject every Pod.
+		"--disable-admission-plugins=ServiceAccount",
+		"--profiling=false",
+	}
+}
+
+func (cp *ControlPlane) writeAdminKubeconfig() error {
+	raw, err := kubeconfigFor(cp.opts.Name, cp.server, cp.creds.ca, cp.creds.admin)
+	if err != nil {
+		return err
+	}
+	if err := writeKubeconfig(cp.KubeconfigPath(), raw); err != nil {
+		return err
+	}
+	cfg, err := restConfigFrom(raw)
+	if err != nil {
+		return err
+	}
+	cp.kubeconfig, cp.restConfig = raw, cfg
+	return nil
+}
+
+func (cp *ControlPlane) startControllerManager(ctx context.Context) error {
+	bin, err := binaries.Path(binaries.KubeControllerManager)
+	if err != nil {
+		return err
+	}
+	kubeconfig, err := cp.componentKubeconfig("kube-controller-manager", "system:kube-controller-manager")
+	if err != nil {
+		return err
+	}
+	port, err := ports.Free()
+	if err != nil {
+		return err
+	}
+	args := []string{
+		"--kubeconfig=" + kubeconfig,
+		"--authentication-kubeconfig=" + kubeconfig,
+		"--authorization-kubeconfig=" + kubeconfig,
+		"--bind-address=" + ports.Loopback,
+		"--secure-port=" + strconv.Itoa(port),
+		"--cert-dir=" + filepath.Join(cp.opts.Dir, "kcm-serving"),
+		"--controllers=" + strings.Join(cp.opts.Controllers, ","),
+		"--service-account-private-key-file=" + cp.files.saKey(),
+		"--root-ca-file=" + cp.files.caCert(),
+		// Each controller then acts as its own service account, which the
+		// API server's bootstrap RBAC policy grants exactly its rights.
+		"--use-service-account-credentials=true",
+		// The lab API server has no front proxy; looking its CA up only
+		// fills the log with errors.
+		"--authentication-skip-lookup=true",
+		"--leader-elect=false",
+		"--profiling=false",
+	}
+	if g := cp.opts.NodeMonitorGracePeriod; g > 0 {
+		args = append(args, "--node-monitor-grace-period="+g.String())
+	}
+	insecure := &http.Client{Transport: &http.Transport{
+		// The controller manager serves /healthz with a certificate it
+		// makes itself at start; only liveness is checked, over loopback.
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec
+	}}
+	return cp.run(ctx, process.Spec{
+		Name:  "kube-controller-manager",
+		Path:  bin,
+		Args:  args,
+		Ready: httpReady(insecure, "https://"+ports.Loopback+":"+strconv.Itoa(port)+"/healthz", "ok"),
+	})
+}
+
+// componentKubeconfig writes a kubeconfig for a control-plane component
+// authenticating as user (whose bootstrap RBAC roles the API server makes).
+func (cp *ControlPlane) componentKubeconfig(name, user string) (string, error) {
+	cert, err := cp.creds.ca.ClientCert(user)
+	if err != nil {
+		return "", err
+	}
+	raw, err := kubeconfigFor(name, cp.server, cp.creds.ca, cert)
+	if err != nil {
+		return "", err
+	}
+	path := cp.files.path(name + ".kubeconfig")
+	return path, writeKubeconfig(path, raw)
+}
+
+// httpReady returns a readiness check that wants HTTP 200 and a body
+// containing want.
+func httpReady(client *http.Client, url, want string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return err
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("GET %s: %s: %s", url, resp.Status, strings.TrimSpace(string(body)))
+		}
+		if !strings.Contains(string(body), want) {
+			return errors.New("GET " + url + ": unexpected body " + strings.TrimSpace(string(body)))
+		}
+		return nil
+	}
+}
