@@ -48,11 +48,16 @@ func (h *localHub) Create(ctx context.Context) error {
 		return errors.New("local hub: already created")
 	}
 	cp, err := controlplane.Start(ctx, controlplane.Options{
-		Name:    "hub",
-		Dir:     h.opts.Dir,
-		LogDir:  h.opts.LogDir,
-		Tracker: h.opts.Tracker,
-		Logger:  h.opts.Logger,
+		Name:   "hub",
+		Dir:    h.opts.Dir,
+		LogDir: h.opts.LogDir,
+		// Owner-reference garbage collection and namespace deletion, as
+		// on any real management cluster: CAPI and the assisted flow
+		// rely on cascading deletion.
+		ControllerManager: true,
+		Controllers:       []string{"garbagecollector", "namespace"},
+		Tracker:           h.opts.Tracker,
+		Logger:            h.opts.Logger,
 	})
 	if err != nil {
 		return err

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/paritylab/paritylab/lab"
+)
+
+func newLabUpCommand(flags *labFlags) *cobra.Command {
+	opts := &runOptions{}
+	var foreground bool
+	cmd := &cobra.Command{
+		Use:   "up",
+		Short: "Bring a lab up and leave it running in the background",
+		Long: `Bring a lab up: a hub (local kube-apiserver + etcd), the CRDs, and the Cluster
+API core controllers with their webhooks. By default a supervisor process
+keeps the lab running after this command returns; 'paritylab lab down'
+stops it. With --foreground this command is the supervisor and Ctrl-C
+tears the lab down.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			stateDir, err := flags.resolveStateDir()
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "Bringing lab %q up (profile %s, state %s)\n", flags.name, opts.profile, stateDir)
+			start := time.Now()
+			if foreground {
+				return superviseLab(stateDir, opts, &terminalProgress{out: out}, func() {
+					printReady(out, stateDir, time.Since(start))
+					fmt.Fprintln(out, "Running in the foreground; Ctrl-C tears the lab down.")
+				})
+			}
+			if err := startSupervisor(stateDir, opts, out); err != nil {
+				return err
+			}
+			printReady(out, stateDir, time.Since(start))
+			return nil
+		},
+	}
+	opts.register(cmd)
+	cmd.Flags().BoolVar(&foreground, "foreground", false, "supervise the lab in this process until Ctrl-C")
+	return cmd
+}
+
+func printReady(out io.Writer, stateDir string, took time.Duration) {
+	fmt.Fprintf(out, "Lab ready in %s.\n", took.Round(100*time.Millisecond))
+	fmt.Fprintf(out, "  export KUBECONFIG=%s\n", filepath.Join(stateDir, "kubeconfig"))
+	fmt.Fprintln(out, "  paritylab lab status   # what runs")
+	fmt.Fprintln(out, "  paritylab lab down     # remove everything")
+}
+
+// startSupervisor starts `paritylab lab run` in its own session, relays its
+// progress until it is ready or fails, and forwards Ctrl-C to it.
+func startSupervisor(stateDir string, opts *runOptions, out io.Writer) error {
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find own executable: %w", err)
+	}
+	logDir := opts.logDir
+	if logDir == "" {
+		logDir = filepath.Join(stateDir, "logs")
+	}
+	if err := os.MkdirAll(logDir, 0o750); err != nil {
+		return fmt.Errorf("create log dir: %w", err)
+	}
+	logFile, err := os.OpenFile(filepath.Join(logDir, "supervisor.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o640)
+	if err != nil {
+		return fmt.Errorf("open supervisor log: %w", err)
+	}
+	defer logFile.Close()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("create progress pipe: %w", err)
+	}
+	defer pr.Close()
+	cmd := exec.Command(self, "lab", "run", "--state-dir", stateDir, "--log-dir", logDir, "--profile", opts.profile)
+	cmd.Stdout, cmd.Stderr, cmd.ExtraFiles = logFile, logFile, []*os.File{pw}
+	// A session of its own: the supervisor outlives this command and the
+	// terminal's signals.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		pw.Close()
+		return fmt.Errorf("start supervisor: %w", err)
+	}
+	pw.Close()
+	go func() { _ = cmd.Wait() }()
+	stopForward := forwardInterrupt(cmd.Process)
+	defer stopForward()
+	return relayProgress(pr, &terminalProgress{out: out}, filepath.Join(logDir, "supervisor.log"))
+}
+
+// forwardInterrupt turns a Ctrl-C of the user into SIGTERM for the
+// supervisor, which then undoes what it started.
+func forwardInterrupt(p *os.Process) func() {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+			_ = p.Signal(syscall.SIGTERM)
+		case <-done:
+		}
+	}()
+	return func() { signal.Stop(sigs); close(done) }
+}
+
+// relayProgress renders the supervisor's events until it reports ready or
+// its stream ends without that (it failed or was stopped).
+func relayProgress(r io.Reader, progress lab.Progress, supervisorLog string) error {
+	sc := bufio.NewScanner(r)
+	var lastErr string
+	for sc.Scan() {
+		var ev progressEvent
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			continue
+		}
+		switch ev.Phase {
+		case "started":
+			progress.Started(ev.Step)
+		case "finished":
+			var err error
+			if ev.Error != "" {
+				err, lastErr = errors.New(ev.Error), ev.Error
+			}
+			progress.Finished(ev.Step, time.Duration(ev.Seconds*float64(time.Second)), err)
+		case "ready":
+			return nil
+		}
+	}
+	if lastErr != "" {
+		return fmt.Errorf("lab did not come up: %s", lastErr)
+	}
+	return fmt.Errorf("lab supervisor stopped before the lab was ready; see %s", supervisorLog)
+}

@@ -1,0 +1,28 @@
+// Command paritylab is the lab and results CLI: it brings the virtual
+// bare-metal lab up and down (`paritylab lab ...`).
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	if err := newRootCommand().Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
+	}
+}
+
+func newRootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "paritylab",
+		Short:         "Prove that the CAPI agent flow does everything the MAPI flow did",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newLabCommand())
+	return root
+}

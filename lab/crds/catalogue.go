@@ -1,0 +1,78 @@
+package crds
+
+import "embed"
+
+// generated holds CRDs that `make generate` produces with controller-gen from
+// Go types of modules that ship no manifests.
+//
+//go:embed generated/*.yaml
+var generated embed.FS
+
+// ContractLabelV1Beta1 is the label by which Cluster API learns which API
+// version of a provider's kind implements its v1beta1 contract.
+const ContractLabelV1Beta1 = "cluster.x-k8s.io/v1beta1"
+
+// ClusterAPI is the Cluster API core set, read from the module.
+func ClusterAPI() Set {
+	return Set{
+		Name:   "Cluster API core",
+		Module: "sigs.k8s.io/cluster-api",
+		Files:  []string{"config/crd/bases/*.yaml"},
+	}
+}
+
+// MachineAPI is the OpenShift machine API (Machine, MachineSet,
+// MachineHealthCheck) as the Default feature set ships it.
+func MachineAPI() Set {
+	const dir = "machine/v1beta1/zz_generated.crd-manifests/"
+	return Set{
+		Name:   "OpenShift machine API",
+		Module: "github.com/openshift/api",
+		Files: []string{
+			dir + "0000_10_machine-api_01_machines-Default.crd.yaml",
+			dir + "0000_10_machine-api_01_machinesets-Default.crd.yaml",
+			dir + "0000_10_machine-api_01_machinehealthchecks.crd.yaml",
+		},
+	}
+}
+
+// Metal3 is the bare-metal operator API (BareMetalHost and friends).
+func Metal3() Set {
+	return Set{Name: "metal3 bare-metal operator", FS: generated, Files: []string{"generated/metal3.io_*.yaml"}}
+}
+
+// CAPM3 is the metal3 Cluster API infrastructure provider API. Its v1beta1
+// types implement the v1beta1 contract, which Cluster API 1.12 still honours.
+func CAPM3() Set {
+	return Set{
+		Name:   "metal3 Cluster API provider",
+		FS:     generated,
+		Files:  []string{"generated/infrastructure.cluster.x-k8s.io_metal3*.yaml"},
+		Labels: map[string]string{ContractLabelV1Beta1: "v1beta1"},
+	}
+}
+
+// Hive is the part of hive's API the assisted flow uses.
+func Hive() Set {
+	return Set{
+		Name: "hive",
+		FS:   generated,
+		Files: []string{
+			"generated/hive.openshift.io_clusterdeployments.yaml",
+			"generated/hive.openshift.io_clusterimagesets.yaml",
+		},
+	}
+}
+
+// Assisted is the assisted-service API (InfraEnv, Agent, NMStateConfig,
+// AgentClusterInstall).
+func Assisted() Set {
+	return Set{
+		Name: "assisted service",
+		FS:   generated,
+		Files: []string{
+			"generated/agent-install.openshift.io_*.yaml",
+			"generated/extensions.hive.openshift.io_*.yaml",
+		},
+	}
+}

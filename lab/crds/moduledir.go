@@ -1,0 +1,121 @@
+package crds
+
+import (
+	"bytes"
+	"errors"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+
+	"golang.org/x/mod/module"
+)
+
+// ModuleDir returns the directory of a dependency module in the module
+// cache, at the version this binary was built with. If the module is not in
+// the cache (a binary copied to another machine), it is downloaded with
+// `go mod download`. Test binaries carry no dependency information; for
+// them the go command of the enclosing module answers.
+func ModuleDir(path string) (string, error) {
+	version, err := buildVersion(path)
+	if errors.Is(err, errNoBuildDeps) {
+		return goCommand("list", "-m", "-json", path)
+	}
+	if err != nil {
+		return "", err
+	}
+	dir, err := cacheDir(path, version)
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(dir); err == nil {
+		return dir, nil
+	}
+	return download(path, version)
+}
+
+var errNoBuildDeps = errors.New("binary carries no dependency information")
+
+// buildVersion reads the module's version (after replacements) from the
+// build information the Go toolchain embeds in every binary.
+func buildVersion(path string) (string, error) {
+	info, ok := debug.ReadBuildInfo()
+	if !ok || len(info.Deps) == 0 {
+		return "", errNoBuildDeps
+	}
+	for _, dep := range info.Deps {
+		if dep.Path != path {
+			continue
+		}
+		if dep.Replace != nil {
+			return dep.Replace.Version, nil
+		}
+		return dep.Version, nil
+	}
+	return "", fmt.Errorf("find module %s: not a dependency of this binary", path)
+}
+
+func cacheDir(path, version string) (string, error) {
+	root, err := modCache()
+	if err != nil {
+		return "", err
+	}
+	escPath, err := module.EscapePath(path)
+	if err != nil {
+		return "", fmt.Errorf("escape module path %s: %w", path, err)
+	}
+	escVersion, err := module.EscapeVersion(version)
+	if err != nil {
+		return "", fmt.Errorf("escape module version %s: %w", version, err)
+	}
+	return filepath.Join(root, escPath+"@"+escVersion), nil
+}
+
+// modCache follows the go command: $GOMODCACHE, else the first $GOPATH
+// entry + /pkg/mod, else $HOME/go/pkg/mod.
+func modCache() (string, error) {
+	if d := os.Getenv("GOMODCACHE"); d != "" {
+		return d, nil
+	}
+	if gp := os.Getenv("GOPATH"); gp != "" {
+		return filepath.Join(filepath.SplitList(gp)[0], "pkg", "mod"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find module cache: %w", err)
+	}
+	return filepath.Join(home, "go", "pkg", "mod"), nil
+}
+
+func download(path, version string) (string, error) {
+	return goCommand("mod", "download", "-json", path+"@"+version)
+}
+
+// goCommand runs a go subcommand that prints a module as JSON and returns
+// the module's directory, downloading it if needed.
+func goCommand(args ...string) (string, error) {
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command("go", args...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("go %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	var out struct {
+		Path, Version, Dir string
+		Error              any
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		return "", fmt.Errorf("parse output of go %s: %w", strings.Join(args, " "), err)
+	}
+	if out.Error != nil {
+		return "", fmt.Errorf("go %s: %v", strings.Join(args, " "), out.Error)
+	}
+	if out.Dir == "" {
+		// `go list -m` leaves Dir empty for a module not downloaded yet.
+		return download(out.Path, out.Version)
+	}
+	return out.Dir, nil
+}

@@ -1,0 +1,118 @@
+package crds
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+)
+
+// Set is a group of CRDs from one source.
+type Set struct {
+	// Name says what the CRDs are, for progress output and errors.
+	Name string
+	// Module, when set, reads Files from this Go module's directory.
+	Module string
+	// FS, when Module is empty, is where Files are read from.
+	FS fs.FS
+	// Files are glob patterns (path.Match syntax) within the source.
+	Files []string
+	// Labels are added to every CRD of the set, e.g. the Cluster API
+	// contract label that tells CAPI which API version to use.
+	Labels map[string]string
+}
+
+// Load reads and decodes every CRD of the set, sorted by name.
+func (s Set) Load() ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	fsys, err := s.source()
+	if err != nil {
+		return nil, err
+	}
+	var out []*apiextensionsv1.CustomResourceDefinition
+	for _, pattern := range s.Files {
+		matches, err := fs.Glob(fsys, pattern)
+		if err != nil {
+			return nil, fmt.Errorf("CRD set %s: bad pattern %q: %w", s.Name, pattern, err)
+		}
+		if len(matches) == 0 {
+			return nil, fmt.Errorf("CRD set %s: no file matches %q", s.Name, pattern)
+		}
+		for _, m := range matches {
+			crds, err := decodeFile(fsys, m)
+			if err != nil {
+				return nil, fmt.Errorf("CRD set %s: %w", s.Name, err)
+			}
+			out = append(out, crds...)
+		}
+	}
+	for _, crd := range out {
+		s.label(crd)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+func (s Set) source() (fs.FS, error) {
+	if s.Module == "" {
+		if s.FS == nil {
+			return nil, fmt.Errorf("CRD set %s: neither Module nor FS is set", s.Name)
+		}
+		return s.FS, nil
+	}
+	dir, err := ModuleDir(s.Module)
+	if err != nil {
+		return nil, fmt.Errorf("CRD set %s: %w", s.Name, err)
+	}
+	return os.DirFS(dir), nil
+}
+
+func (s Set) label(crd *apiextensionsv1.CustomResourceDefinition) {
+	if len(s.Labels) == 0 {
+		return
+	}
+	if crd.Labels == nil {
+		crd.Labels = map[string]string{}
+	}
+	for k, v := range s.Labels {
+		crd.Labels[k] = v
+	}
+}
+
+// decodeFile reads every CRD document of a (possibly multi-document) YAML file.
+func decodeFile(fsys fs.FS, name string) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	raw, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(raw)))
+	var out []*apiextensionsv1.CustomResourceDefinition
+	for {
+		doc, err := reader.Read()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("split %s: %w", name, err)
+		}
+		if len(bytes.TrimSpace(doc)) == 0 {
+			continue
+		}
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := yaml.UnmarshalStrict(doc, crd); err != nil {
+			return nil, fmt.Errorf("decode %s: %w", path.Base(name), err)
+		}
+		if crd.Kind != "CustomResourceDefinition" {
+			continue
+		}
+		out = append(out, crd)
+	}
+}

@@ -1,0 +1,74 @@
+package lab
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/go-logr/logr"
+)
+
+// Profiles.
+const (
+	ProfileLocal = "local"
+	ProfileKind  = "kind"
+)
+
+// Options configure a lab run. StateDir is required.
+type Options struct {
+	// StateDir holds the run's ledger, lock, hub data and (by default)
+	// logs. Down removes it.
+	StateDir string
+	// LogDir receives component logs; default StateDir/logs (removed by
+	// Down). Point it elsewhere (e.g. $ARTIFACTS) to keep logs.
+	LogDir string
+	// Profile selects backends: "local" (default) or "kind".
+	Profile string
+	// Progress receives step progress for people. Default: none.
+	Progress Progress
+	// Logger receives the lab's own structured log. Default: a JSON log
+	// file lab.log in LogDir.
+	Logger logr.Logger
+}
+
+func (o *Options) defaults() error {
+	if o.StateDir == "" {
+		return errors.New("lab: StateDir is required")
+	}
+	abs, err := filepath.Abs(o.StateDir)
+	if err != nil {
+		return fmt.Errorf("lab: state dir: %w", err)
+	}
+	o.StateDir = abs
+	if o.LogDir == "" {
+		o.LogDir = filepath.Join(o.StateDir, "logs")
+	}
+	if o.Profile == "" {
+		o.Profile = ProfileLocal
+	}
+	if o.Profile != ProfileLocal && o.Profile != ProfileKind {
+		return fmt.Errorf("lab: unknown profile %q (want %q or %q)", o.Profile, ProfileLocal, ProfileKind)
+	}
+	if o.Progress == nil {
+		o.Progress = discardProgress{}
+	}
+	return nil
+}
+
+// DefaultStateDir is ${XDG_STATE_HOME:-$HOME/.local/state}/paritylab/<name>.
+func DefaultStateDir(name string) (string, error) {
+	base := os.Getenv("XDG_STATE_HOME")
+	if base == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("find state dir: %w", err)
+		}
+		base = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(base, "paritylab", name), nil
+}
+
+// paths inside the state dir.
+func ledgerPath(stateDir string) string { return filepath.Join(stateDir, "ledger.json") }
+func lockPath(stateDir string) string   { return filepath.Join(stateDir, "lock") }

@@ -1,0 +1,65 @@
+package labsuite
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/paritylab/paritylab/lab"
+)
+
+func TestLab(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Lab self-test suite")
+}
+
+// shared is the lab every spec of this suite uses; BeforeSuite brings it up.
+var shared struct {
+	lab      *lab.Lab
+	stateDir string
+	before   leftovers
+}
+
+var _ = BeforeSuite(func(ctx SpecContext) {
+	stateDir, err := os.MkdirTemp("", "paritylab-suite-")
+	Expect(err).NotTo(HaveOccurred())
+	start := time.Now()
+	l, err := lab.Up(ctx, lab.Options{StateDir: stateDir, LogDir: artifactDir("lab-logs")})
+	Expect(err).NotTo(HaveOccurred())
+	AddReportEntry("lab up", time.Since(start).Round(time.Millisecond).String())
+	shared.lab, shared.stateDir = l, stateDir
+	shared.before = snapshot(l)
+}, NodeTimeout(3*time.Minute))
+
+// AfterSuite tears the shared lab down and proves nothing of it is left.
+var _ = AfterSuite(func(ctx SpecContext) {
+	if shared.lab == nil {
+		return
+	}
+	Expect(shared.lab.Down(ctx)).To(Succeed())
+	expectNothingLeft(shared.before)
+}, NodeTimeout(3*time.Minute))
+
+// artifactDir is a directory under $ARTIFACTS (Prow) or $ARTIFACT_DIR
+// (OpenShift CI), else under the system temp dir.
+func artifactDir(name string) string {
+	base := os.Getenv("ARTIFACTS")
+	if base == "" {
+		base = os.Getenv("ARTIFACT_DIR")
+	}
+	if base == "" {
+		base = filepath.Join(os.TempDir(), "paritylab-artifacts")
+	}
+	dir := filepath.Join(base, name)
+	Expect(os.MkdirAll(dir, 0o750)).To(Succeed())
+	return dir
+}
+
+func timeoutCtx(parent context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(parent, d)
+}
