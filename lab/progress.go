@@ -12,5 +12,5 @@ type Progress interface {
 
 type discardProgress struct{}
 
-func (discardProgress) Started(string)                         {}
+func (discardProgress) Started(string)                        {}
 func (discardProgress) Finished(string, time.Duration, error) {}
