@@ -71,7 +71,7 @@ e2e-parity: deps ## Run the e2e suite on the local profile; JUnit and logs land 
 		$(if $(E2E_LABEL_FILTER),--label-filter='$(E2E_LABEL_FILTER)') $(E2E_SUITE)
 
 .PHONY: verify
-verify: verify-gofmt verify-vet verify-generate ## gofmt, go vet, generated files current.
+verify: deps verify-gofmt verify-vet verify-generate ## gofmt, go vet, generated files current.
 
 .PHONY: verify-gofmt
 verify-gofmt:

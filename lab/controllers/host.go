@@ -15,8 +15,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
@@ -158,8 +160,12 @@ func (o *Options) installCRDs(scheme *runtime.Scheme, ep endpoint) error {
 
 func (h *Host) startManager(ctx context.Context, scheme *runtime.Scheme, ep endpoint) error {
 	mgr, err := ctrl.NewManager(h.opts.RESTConfig, ctrl.Options{
-		Scheme:                 scheme,
-		Logger:                 h.opts.Logger,
+		Scheme: scheme,
+		Logger: h.opts.Logger,
+		// One process may run a lab more than once (suites, benchmarks);
+		// controller names then repeat across managers, which only
+		// matters for metrics, and metrics are off.
+		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		WebhookServer: webhook.NewServer(webhook.Options{

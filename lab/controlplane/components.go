@@ -98,6 +98,9 @@ func (cp *ControlPlane) apiServerArgs(port int, etcdURL string) []string {
 		// in a lab cluster without one; the plugin would reject every Pod.
 		"--disable-admission-plugins=ServiceAccount",
 		"--profiling=false",
+		// The "kubernetes" Service cannot point at a loopback address; the
+		// lab has no in-cluster clients that would use it.
+		"--endpoint-reconciler-type=none",
 	}
 }
 

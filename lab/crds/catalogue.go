@@ -15,9 +15,10 @@ const ContractLabelV1Beta1 = "cluster.x-k8s.io/v1beta1"
 // ClusterAPI is the Cluster API core set, read from the module.
 func ClusterAPI() Set {
 	return Set{
-		Name:   "Cluster API core",
-		Module: "sigs.k8s.io/cluster-api",
-		Files:  []string{"config/crd/bases/*.yaml"},
+		Name:         "Cluster API core",
+		Module:       "sigs.k8s.io/cluster-api",
+		Files:        []string{"config/crd/bases/*.yaml"},
+		DropUnserved: true,
 	}
 }
 

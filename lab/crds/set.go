@@ -29,6 +29,12 @@ type Set struct {
 	// Labels are added to every CRD of the set, e.g. the Cluster API
 	// contract label that tells CAPI which API version to use.
 	Labels map[string]string
+	// DropUnserved removes versions that are neither served nor stored.
+	// The API server keeps a watch cache per version and converts every
+	// event into each of them; a conversion webhook that cannot produce an
+	// old version (CAPI keeps v1alpha3/v1alpha4 in internal packages) then
+	// fails on every event. A fresh hub never stored those versions.
+	DropUnserved bool
 }
 
 // Load reads and decodes every CRD of the set, sorted by name.
@@ -56,6 +62,9 @@ func (s Set) Load() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	}
 	for _, crd := range out {
 		s.label(crd)
+		if s.DropUnserved {
+			dropUnserved(crd)
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
@@ -87,6 +96,16 @@ func (s Set) label(crd *apiextensionsv1.CustomResourceDefinition) {
 	}
 }
 
+func dropUnserved(crd *apiextensionsv1.CustomResourceDefinition) {
+	kept := crd.Spec.Versions[:0]
+	for _, v := range crd.Spec.Versions {
+		if v.Served || v.Storage {
+			kept = append(kept, v)
+		}
+	}
+	crd.Spec.Versions = kept
+}
+
 // decodeFile reads every CRD document of a (possibly multi-document) YAML file.
 func decodeFile(fsys fs.FS, name string) ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	raw, err := fs.ReadFile(fsys, name)
@@ -106,12 +125,18 @@ func decodeFile(fsys fs.FS, name string) ([]*apiextensionsv1.CustomResourceDefin
 		if len(bytes.TrimSpace(doc)) == 0 {
 			continue
 		}
+		// Skip other kinds before the strict decode, which would refuse
+		// their fields.
+		var meta struct{ Kind string }
+		if err := yaml.Unmarshal(doc, &meta); err != nil {
+			return nil, fmt.Errorf("decode %s: %w", path.Base(name), err)
+		}
+		if meta.Kind != "CustomResourceDefinition" {
+			continue
+		}
 		crd := &apiextensionsv1.CustomResourceDefinition{}
 		if err := yaml.UnmarshalStrict(doc, crd); err != nil {
 			return nil, fmt.Errorf("decode %s: %w", path.Base(name), err)
-		}
-		if crd.Kind != "CustomResourceDefinition" {
-			continue
 		}
 		out = append(out, crd)
 	}

@@ -1,0 +1,119 @@
+package crds
+
+import (
+	"testing"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+)
+
+func TestCatalogue(t *testing.T) {
+	cases := []struct {
+		set    Set
+		want   []string
+		labels map[string]string
+	}{
+		{
+			set: ClusterAPI(),
+			want: []string{
+				"clusters.cluster.x-k8s.io",
+				"machines.cluster.x-k8s.io",
+				"machinesets.cluster.x-k8s.io",
+				"machinedeployments.cluster.x-k8s.io",
+				"machinehealthchecks.cluster.x-k8s.io",
+			},
+		},
+		{
+			set: MachineAPI(),
+			want: []string{
+				"machines.machine.openshift.io",
+				"machinesets.machine.openshift.io",
+				"machinehealthchecks.machine.openshift.io",
+			},
+		},
+		{
+			set:  Metal3(),
+			want: []string{"baremetalhosts.metal3.io"},
+		},
+		{
+			set: CAPM3(),
+			want: []string{
+				"metal3machines.infrastructure.cluster.x-k8s.io",
+				"metal3machinetemplates.infrastructure.cluster.x-k8s.io",
+				"metal3remediations.infrastructure.cluster.x-k8s.io",
+				"metal3remediationtemplates.infrastructure.cluster.x-k8s.io",
+				"metal3clusters.infrastructure.cluster.x-k8s.io",
+			},
+			labels: map[string]string{ContractLabelV1Beta1: "v1beta1"},
+		},
+		{
+			set: Hive(),
+			want: []string{
+				"clusterdeployments.hive.openshift.io",
+				"clusterimagesets.hive.openshift.io",
+			},
+		},
+		{
+			set: Assisted(),
+			want: []string{
+				"infraenvs.agent-install.openshift.io",
+				"agents.agent-install.openshift.io",
+				"nmstateconfigs.agent-install.openshift.io",
+				"agentclusterinstalls.extensions.hive.openshift.io",
+			},
+		},
+	}
+	var sets []Set
+	total := 0
+	for _, c := range cases {
+		sets = append(sets, c.set)
+		t.Run(c.set.Name, func(t *testing.T) {
+			loaded, err := c.set.Load()
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			total += len(loaded)
+			byName := map[string]*apiextensionsv1.CustomResourceDefinition{}
+			for i, crd := range loaded {
+				byName[crd.Name] = crd
+				if i > 0 && loaded[i-1].Name >= crd.Name {
+					t.Errorf("CRDs not sorted or duplicated: %s before %s", loaded[i-1].Name, crd.Name)
+				}
+				if crd.Kind != "CustomResourceDefinition" || len(crd.Spec.Versions) == 0 {
+					t.Errorf("CRD %s looks undecoded: kind %q, %d versions", crd.Name, crd.Kind, len(crd.Spec.Versions))
+				}
+				for k, v := range c.labels {
+					if crd.Labels[k] != v {
+						t.Errorf("CRD %s: label %s = %q, want %q", crd.Name, k, crd.Labels[k], v)
+					}
+				}
+			}
+			for _, name := range c.want {
+				if byName[name] == nil {
+					t.Errorf("set %s lacks CRD %s", c.set.Name, name)
+				}
+			}
+		})
+	}
+
+	all, err := LoadAll(sets)
+	if err != nil {
+		t.Fatalf("LoadAll of the catalogue: %v", err)
+	}
+	if len(all) != total {
+		t.Errorf("LoadAll returned %d CRDs, the sets hold %d", len(all), total)
+	}
+}
+
+func TestCatalogueContractAPIVersion(t *testing.T) {
+	// The contract label CAPM3 gets must resolve to its v1beta1 API.
+	loaded, err := CAPM3().Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, crd := range loaded {
+		v, err := newestContractVersion(crd.Labels)
+		if err != nil || v != "v1beta1" {
+			t.Errorf("CRD %s: contract version %q, %v; want v1beta1", crd.Name, v, err)
+		}
+	}
+}
