@@ -30,11 +30,19 @@ E2E_TIMEOUT ?= 45m
 ##@ Set-up
 
 .PHONY: deps
-deps: apt-deps controlplane tools ## Install Debian packages, build control-plane binaries and code generators (idempotent).
+deps: apt-deps host guest-kernel controlplane tools ## Install Debian packages, prepare libvirt, fetch the guest kernel, build control-plane binaries and code generators (idempotent).
 
 .PHONY: apt-deps
 apt-deps: ## Install the Debian packages the lab needs (skips what is present).
 	@ci/scripts/apt-deps.sh ci/apt-packages.txt
+
+.PHONY: host
+host: apt-deps ## Prepare the host for a lab-started libvirt daemon (user, groups, dirs).
+	@ci/scripts/libvirt-host.sh
+
+.PHONY: guest-kernel
+guest-kernel: apt-deps ## Fetch and unpack the kernel lab guests boot into the cache.
+	@ci/scripts/guest-kernel.sh
 
 .PHONY: controlplane
 controlplane: ## Build kube-apiserver, kube-controller-manager and etcd into the binary cache.

@@ -59,6 +59,16 @@ var _ = Describe("paritylab lab up and lab down", Label("lab", "cli"), Ordered, 
 		expectNothingLeft(held)
 	})
 
+	It("tears a foreground lab down by itself on Ctrl-C (SIGINT)", func() {
+		stateDir := newStateDir()
+		up := run("lab", "up", "--foreground", "--state-dir", stateDir)
+		Eventually(up.Out).WithTimeout(2 * time.Minute).Should(gbytes.Say(`Lab ready in`))
+		held := snapshotCLILab(stateDir)
+		up.Interrupt()
+		Eventually(up).WithTimeout(2 * time.Minute).Should(gexec.Exit(0))
+		expectNothingLeft(held)
+	})
+
 	It("leaves nothing behind when lab up is killed with SIGKILL while starting", func() {
 		stateDir := newStateDir()
 		up := run("lab", "up", "--foreground", "--state-dir", stateDir)

@@ -1,0 +1,43 @@
+package images
+
+import "fmt"
+
+// MarkerPrefix starts the line a marker image prints on the serial console.
+const MarkerPrefix = "PARITYLAB-MARKER"
+
+// MarkerSpec is an image that boots, prints one marker line with the
+// machine's SMBIOS UUID to the serial console and then idles (or powers
+// off): proof that a host booted what it was given.
+type MarkerSpec struct {
+	// Marker is printed after MarkerPrefix.
+	Marker string
+	// PowerOff powers the guest off after the marker instead of idling.
+	PowerOff bool
+}
+
+// Line returns the line the image prints before the SMBIOS UUID.
+func (m MarkerSpec) Line() string { return MarkerPrefix + " " + m.Marker }
+
+func (m MarkerSpec) init() string {
+	end := "while :; do sleep 3600; done"
+	if m.PowerOff {
+		end = "poweroff -f"
+	}
+	return fmt.Sprintf(`#!/bin/sh
+/bin/busybox --install -s
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+echo "%s uuid=$(cat /sys/class/dmi/id/product_uuid 2>/dev/null)" > /dev/ttyS0
+%s
+`, m.Line(), end)
+}
+
+// MarkerISO builds a bootable ISO of a marker image.
+func (s *Store) MarkerISO(m MarkerSpec) (string, error) {
+	return s.ISO(ISOSpec{Label: "PARITYLAB_MARKER", Initramfs: m.Initramfs(), Cmdline: "console=ttyS0 quiet"})
+}
+
+// Initramfs returns the initramfs spec of a marker image, for direct
+// kernel boot.
+func (m MarkerSpec) Initramfs() InitramfsSpec { return InitramfsSpec{Init: m.init()} }
