@@ -19,6 +19,15 @@ for dir in /var/run/libvirt /var/log/libvirt /var/lib/libvirt; do
 	[[ -d $dir ]] || { mkdir -p "$dir"; changed+=("$dir"); }
 done
 
+# What Debian's udev rules do where udev runs: QEMU (as libvirt-qemu, in
+# group kvm) may open /dev/kvm. Without it libvirt probes QEMU as root with
+# KVM, finds KVM missing for its QEMU user, and re-probes on every lookup.
+if [[ -c /dev/kvm && $(stat -c %G:%a /dev/kvm) != kvm:660 ]]; then
+	chgrp kvm /dev/kvm
+	chmod 0660 /dev/kvm
+	changed+=("/dev/kvm group kvm, mode 0660")
+fi
+
 if ((${#changed[@]})); then
 	echo "  ok  libvirt host prepared: ${changed[*]}"
 else

@@ -24,5 +24,7 @@ func newRootCommand() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.AddCommand(newLabCommand())
+	root.AddCommand(newDiffCommand(), newReportCommand())
+	root.AddCommand(newRedfishCommand())
 	return root
 }

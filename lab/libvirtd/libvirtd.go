@@ -9,6 +9,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -173,6 +174,14 @@ func checkHost() error {
 	for _, dir := range []string{runDir, "/var/log/libvirt"} {
 		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 			missing = append(missing, "directory "+dir)
+		}
+	}
+	// QEMU must be able to open /dev/kvm, else libvirt re-probes QEMU on
+	// every lookup (tens of seconds each).
+	if info, err := os.Stat("/dev/kvm"); err == nil {
+		st, ok := info.Sys().(*syscall.Stat_t)
+		if kvm, gerr := user.LookupGroup("kvm"); ok && gerr == nil && (fmt.Sprint(st.Gid) != kvm.Gid || info.Mode().Perm()&0o060 != 0o060) {
+			missing = append(missing, "/dev/kvm readable and writable by group kvm")
 		}
 	}
 	if len(missing) > 0 {

@@ -12,5 +12,39 @@
 // for every error, image download for InsertMedia, and per-system fault
 // injection for reliability scenarios.
 //
+// Wire decisions, checked against python3-sushy 4.3.3 and gofish:
+//
+//   - Sessions are implemented (POST SessionService/Sessions answers 201
+//     with X-Auth-Token and Location; DELETE logs out; 30 min idle
+//     timeout). sushy's default auth tries a session first and falls back
+//     to Basic only on an error, and gofish logs in with a session by
+//     default, so serving sessions exercises the path clients take against
+//     real BMCs. Basic auth works on every request too. A bcrypt check
+//     costs tens of milliseconds, so a Basic pair that verified once is
+//     cached (as an HMAC, in memory); wrong passwords always pay full cost.
+//   - /redfish answers the version document {"v1": "/redfish/v1/"};
+//     /redfish/v1 and /redfish/v1/ the service root. These need no
+//     credentials, nor does the session login.
+//   - A request for /redfish/v1/{Systems,Managers,Chassis}/<name>[/...]
+//     answers 307 to the same path with the system ID, for any method.
+//   - PATCH of a System takes Boot (target, enabled, mode) and
+//     IndicatorLED only, checks the whole body before changing anything,
+//     and answers 204. A Once override is spent by the next power-on
+//     (On/ForceOn from Off, or a restart): BootSourceOverrideEnabled goes
+//     back to Disabled and the target stays, as the Redfish schema says.
+//   - Every error is a Redfish error body whose code is the Base.1.16
+//     message ID (PropertyUnknown, ActionParameterNotSupported, ...) and
+//     whose message says what to fix; Severity is Warning or Critical so
+//     sushy shows the message.
+//   - InsertMedia downloads the image (only from 127.0.0.0/8 or [::1],
+//     checked on the URL, every redirect and, with the default client, at
+//     connect time) into the image directory, then hands the file to the
+//     Backend; EjectMedia removes it. Media must be ejected before
+//     another insert (409).
+//   - Faults (status, latency, ignorePower, count) per system, through
+//     Server.SetFault or /paritylab/v1/systems/{id}/faults (GET, PUT,
+//     DELETE; same auth), apply to requests under that system's System,
+//     Manager and Chassis.
+//
 // It must not import anything above lab.
 package redfish

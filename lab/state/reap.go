@@ -38,6 +38,28 @@ func RegisterReaper(kind string, r Reaper) {
 	reapers[kind] = r
 }
 
+var doneHooks []func() error
+
+// RegisterReapDone installs a function Reap calls after walking the ledger,
+// to release what reapers acquired on the way (e.g. a libvirt daemon started
+// only to remove domains). Its error is reported with the others.
+func RegisterReapDone(fn func() error) {
+	reapersMu.Lock()
+	defer reapersMu.Unlock()
+	doneHooks = append(doneHooks, fn)
+}
+
+func runDoneHooks() error {
+	reapersMu.RLock()
+	hooks := append([]func() error(nil), doneHooks...)
+	reapersMu.RUnlock()
+	var errs []error
+	for _, h := range hooks {
+		errs = append(errs, h())
+	}
+	return errors.Join(errs...)
+}
+
 func reaperFor(kind string) (Reaper, bool) {
 	reapersMu.RLock()
 	defer reapersMu.RUnlock()
@@ -92,5 +114,6 @@ func (l *Ledger) Reap(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 	}
+	errs = append(errs, runDoneHooks())
 	return errors.Join(errs...)
 }

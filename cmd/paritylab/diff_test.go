@@ -1,0 +1,104 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/paritylab/paritylab/results"
+)
+
+// Example observations of the results package.
+const (
+	sampleMAPI = "../../results/testdata/acceptance/scale-sample.mapi.json"
+	sampleCAPI = "../../results/testdata/acceptance/scale-sample.capi.json"
+	day1MAPI   = "../../results/testdata/day1/day1.mapi.json"
+	day1CAPI   = "../../results/testdata/day1/day1.capi.json"
+)
+
+func TestDiffFailsOnRegressionAndWritesReports(t *testing.T) {
+	dir := t.TempDir()
+	junit, html, md := filepath.Join(dir, "j.xml"), filepath.Join(dir, "out", "r.html"), filepath.Join(dir, "r.md")
+	// Arguments in either order: the flows come from the files.
+	out, err := runCLI(t, "diff", sampleCAPI, sampleMAPI, "--junit", junit, "--html", html, "--markdown", md)
+	if err == nil || !strings.Contains(err.Error(), "1 regression(s)") {
+		t.Fatalf("want a failing diff, got %v\n%s", err, out)
+	}
+	for _, want := range []string{"FAIL:", "REGRESSION  nodes/taints", "known       nodes/providerID", "providerid-format", "node.kubernetes.io/unschedulable:NoSchedule"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, f := range []string{junit, html, md} {
+		if fi, err := os.Stat(f); err != nil || fi.Size() == 0 {
+			t.Errorf("%s not written: %v", f, err)
+		}
+	}
+}
+
+func TestDiffPassesOnKnownDivergencesOnly(t *testing.T) {
+	out, err := runCLI(t, "diff", day1MAPI, day1CAPI)
+	if err != nil {
+		t.Fatalf("day1 example should pass against the built-in registry: %v\n%s", err, out)
+	}
+	if !strings.HasPrefix(out, "PASS:") {
+		t.Fatalf("got %s", out)
+	}
+	// CAPI's day1 example runs 12% longer: a tighter tolerance catches it.
+	out, err = runCLI(t, "diff", day1MAPI, day1CAPI, "--duration-ratio", "1.05", "--duration-slack", "1s")
+	if err == nil || !strings.Contains(out, "REGRESSION  durations/install") {
+		t.Fatalf("tight duration tolerance: %v\n%s", err, out)
+	}
+}
+
+func TestDiffStaleEntryFailsUnlessAllowed(t *testing.T) {
+	// The built-in registry plus an entry that no longer reproduces.
+	builtin, err := os.ReadFile("../../results/known-divergences.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := filepath.Join(t.TempDir(), "registry.yaml")
+	stale := `
+- id: roles-differ
+  summary: node roles differ
+  aspect: nodes/roles
+  explanation: they used to
+  catalogue: none
+  upstream: [{url: "https://example.invalid"}]
+`
+	if err := os.WriteFile(reg, append(builtin, stale...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCLI(t, "diff", day1MAPI, day1CAPI, "--registry", reg)
+	if err == nil || !strings.Contains(err.Error(), "0 regression(s), 1 stale") || !strings.Contains(out, "STALE known divergence roles-differ") {
+		t.Fatalf("want a stale failure, got %v\n%s", err, out)
+	}
+	out, err = runCLI(t, "diff", day1MAPI, day1CAPI, "--registry", reg, "--allow-stale")
+	if err != nil || !strings.Contains(out, "STALE known divergence roles-differ") {
+		t.Fatalf("--allow-stale should pass and still show the stale entry: %v\n%s", err, out)
+	}
+}
+
+func TestDiffRejectsBadInput(t *testing.T) {
+	dir := t.TempDir()
+	v2 := filepath.Join(dir, "v2.json")
+	if err := os.WriteFile(v2, []byte(`{"schemaVersion": "paritylab.io/observation/v2"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, args := range map[string][]string{
+		"unsupported schema": {"diff", v2, day1CAPI},
+		"same flow twice":    {"diff", day1MAPI, day1MAPI},
+		"other scenario":     {"diff", day1MAPI, sampleCAPI},
+		"missing file":       {"diff", filepath.Join(dir, "nope.json"), day1CAPI},
+		"one argument":       {"diff", day1MAPI},
+	} {
+		if out, err := runCLI(t, args...); err == nil {
+			t.Errorf("%s: accepted\n%s", name, out)
+		}
+	}
+	_, err := runCLI(t, "diff", v2, day1CAPI)
+	if err == nil || !strings.Contains(err.Error(), results.SchemaVersion) {
+		t.Errorf("unsupported schema error should name the supported version: %v", err)
+	}
+}

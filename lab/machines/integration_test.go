@@ -1,0 +1,228 @@
+package machines
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"libvirt.org/go/libvirt"
+
+	"github.com/paritylab/paritylab/lab/images"
+	"github.com/paritylab/paritylab/lab/libvirtd"
+	"github.com/paritylab/paritylab/lab/state"
+)
+
+// systemConn gives a test a qemu:///system connection, starting (and
+// afterwards stopping) libvirt daemons when none run.
+func systemConn(t *testing.T) *libvirt.Connect {
+	t.Helper()
+	d, err := libvirtd.Ensure(context.Background(), libvirtd.Options{LogDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := d.Stop(); err != nil {
+			t.Error(err)
+		}
+	})
+	conn, err := d.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+func newManager(t *testing.T, conn *libvirt.Connect, tracker state.Tracker) *Manager {
+	t.Helper()
+	runID := "pl-t" + strings.ToLower(strings.ReplaceAll(t.Name(), "_", ""))[:8]
+	m, err := New(Options{Conn: conn, RunID: runID, SerialLogDir: t.TempDir(), Tracker: tracker})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func markerISO(t *testing.T, marker string, into string) string {
+	t.Helper()
+	store, err := images.Open(images.StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	iso, err := store.MarkerISO(images.MarkerSpec{Marker: marker})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A copy in the run's data dir: libvirt re-owns what it attaches.
+	dst := filepath.Join(into, "media.iso")
+	raw, err := os.ReadFile(iso)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func TestHostBootsVirtualMediaAndIsRemoved(t *testing.T) {
+	conn := systemConn(t)
+	m := newManager(t, conn, state.Discard)
+	t.Cleanup(func() { _ = m.Close(context.Background()) })
+	h, err := m.Define(HostSpec{Name: "host-0", MemoryMiB: 512})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if on, err := IsOn(conn, h.UUID); err != nil || on {
+		t.Fatalf("a new host must be defined powered off: on=%v err=%v", on, err)
+	}
+
+	iso := markerISO(t, "vmedia-test", m.DataDir())
+	if err := SetMedia(conn, h.UUID, iso); err != nil {
+		t.Fatal(err)
+	}
+	def, err := Definition(conn, h.UUID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	SetBootOrder(def, BootCdrom, BootDisk)
+	if err := Redefine(conn, def); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := PowerOn(conn, h.UUID); err != nil {
+		t.Fatal(err)
+	}
+	want := images.MarkerPrefix + " vmedia-test uuid=" + h.UUID
+	if !waitForLine(context.Background(), h.SerialLog, want, 60*time.Second) {
+		raw, _ := os.ReadFile(h.SerialLog)
+		t.Fatalf("no marker %q in the serial log:\n%s", want, raw)
+	}
+	t.Logf("power-on to marker: %s", time.Since(start).Round(100*time.Millisecond))
+
+	// Ejecting while running is what a BMC does after deployment.
+	if err := SetMedia(conn, h.UUID, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := PowerOff(conn, h.UUID); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.LookupDomainByUUIDString(h.UUID); err == nil {
+		t.Fatal("domain survived Close")
+	}
+	if _, err := conn.LookupStoragePoolByName(m.poolName); err == nil {
+		t.Fatal("pool survived Close")
+	}
+	if _, err := os.Stat(m.DataDir()); !os.IsNotExist(err) {
+		t.Fatalf("data dir survived Close: %v", err)
+	}
+}
+
+// A run that died without cleaning up leaves running domains and a pool;
+// its ledger alone must be enough to remove them, even when no libvirt
+// daemon runs any more.
+func TestLedgerReapsAfterCrash(t *testing.T) {
+	RegisterReapers()
+	ledger, err := state.Create(filepath.Join(t.TempDir(), "ledger.json"), "crash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Whatever happens below, leave nothing behind (reaping is idempotent).
+	t.Cleanup(func() { _ = ledger.Reap(context.Background()) })
+	var uuids []string
+	var poolName, dataDir string
+	func() {
+		d, err := libvirtd.Ensure(context.Background(), libvirtd.Options{LogDir: t.TempDir(), Tracker: ledger})
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn, err := d.Connect()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := newManager(t, conn, ledger)
+		for _, name := range []string{"host-0", "host-1"} {
+			h, err := m.Define(HostSpec{Name: name, MemoryMiB: 256})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := PowerOn(conn, h.UUID); err != nil {
+				t.Fatal(err)
+			}
+			uuids = append(uuids, h.UUID)
+		}
+		poolName, dataDir = m.poolName, m.DataDir()
+		conn.Close()
+		// The "crash": the daemon goes away, the domains keep running.
+		if d.Started() {
+			if err := d.Stop(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}()
+
+	if err := ledger.Reap(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(ledger.Record().Resources); n != 0 {
+		t.Fatalf("%d resources left in the ledger: %v", n, ledger.Record().Resources)
+	}
+	conn := systemConn(t)
+	for _, u := range uuids {
+		if _, err := conn.LookupDomainByUUIDString(u); err == nil {
+			t.Errorf("domain %s survived the reap", u)
+		}
+	}
+	if _, err := conn.LookupStoragePoolByName(poolName); err == nil {
+		t.Error("pool survived the reap")
+	}
+	if _, err := os.Stat(dataDir); !os.IsNotExist(err) {
+		t.Errorf("data dir survived the reap: %v", err)
+	}
+}
+
+func TestProbeAccel(t *testing.T) {
+	conn := systemConn(t)
+	store, err := images.Open(images.StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := filepath.Join(t.TempDir(), "accel.json")
+	in := ProbeInput{Conn: conn, Images: store, RunID: "pl-probe", WorkDir: filepath.Join(DataRoot, "pl-probe-test"),
+		CacheFile: cache, Timeout: 8 * time.Second}
+	res, err := ProbeAccel(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("probe: %+v", res)
+	switch res.Accel {
+	case AccelKVM:
+		if res.BootSeconds <= 0 || !strings.Contains(res.Reason, "booted") {
+			t.Errorf("a KVM verdict needs a boot: %+v", res)
+		}
+	case AccelTCG:
+		if res.Reason == "" {
+			t.Error("a TCG verdict must say why")
+		}
+	default:
+		t.Fatalf("unknown accel %q", res.Accel)
+	}
+	if _, err := conn.LookupDomainByName("pl-probe-accel-probe"); err == nil {
+		t.Error("probe domain left behind")
+	}
+	if _, err := os.Stat(in.WorkDir); !os.IsNotExist(err) {
+		t.Error("probe work dir left behind")
+	}
+	if _, err := os.Stat("/dev/kvm"); err == nil {
+		again, err := ProbeAccel(context.Background(), in)
+		if err != nil || again.Accel != res.Accel || !strings.HasPrefix(again.Reason, "cached") {
+			t.Errorf("second probe must come from the cache: %+v %v", again, err)
+		}
+	}
+}

@@ -1,0 +1,59 @@
+package results
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// hostAspects compares the BareMetalHosts a run touched, in their final
+// state. They are always present, so "no hosts touched" is compared too.
+func hostAspects(hosts []Host, s *scrubber) []Aspect {
+	var states, consumers, errs, annotations []string
+	for _, h := range hosts {
+		states = append(states, hostState(h))
+		consumers = append(consumers, consumerKind(h.ConsumerRef))
+		if h.ErrorType != "" {
+			errs = append(errs, h.ErrorType)
+		}
+		annotations = append(annotations, normalizeLabels(h.Annotations, s)...)
+	}
+	as := []Aspect{
+		{Name: "hosts/count", Lines: []string{strconv.Itoa(len(hosts))}},
+		{Name: "hosts/state", Lines: states},
+		{Name: "hosts/consumer", Lines: consumers},
+		{Name: "hosts/errors", Lines: errs},
+	}
+	if len(annotations) > 0 {
+		as = append(as, Aspect{Name: "hosts/annotations", Lines: annotations})
+	}
+	return as
+}
+
+func hostState(h Host) string {
+	return fmt.Sprintf("%s operational=%s power=%s online=%t",
+		orNone(h.ProvisioningState), orNone(h.OperationalStatus), onOff(h.PoweredOn), h.Online)
+}
+
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
+}
+
+// consumerKind is the consumerRef's kind and API group, e.g.
+// "Machine.machine.openshift.io"; the name is left out.
+func consumerKind(ref *ObjectRef) string {
+	if ref == nil {
+		return "(none)"
+	}
+	group, _, ok := strings.Cut(ref.APIVersion, "/")
+	switch {
+	case ref.APIVersion == "":
+		return ref.Kind
+	case !ok:
+		group = "core"
+	}
+	return ref.Kind + "." + group
+}

@@ -1,0 +1,59 @@
+package results
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// nodeAspects compares the workload cluster's Nodes. They are always
+// present, so "no nodes" is compared too.
+func nodeAspects(nodes []Node, s *scrubber) []Aspect {
+	var roles, ready, labels, annotations, taints, schemes, addrs []string
+	for _, n := range nodes {
+		roles = append(roles, orNone(strings.Join(nodeRoles(n), ",")))
+		ready = append(ready, readyWord(n.Ready))
+		labels = append(labels, normalizeLabels(n.Labels, s)...)
+		annotations = append(annotations, normalizeLabels(n.Annotations, s)...)
+		for _, t := range n.Taints {
+			taints = append(taints, s.scrub(labelLine(t.Key, t.Value)+":"+t.Effect))
+		}
+		schemes = append(schemes, providerIDScheme(n.ProviderID))
+		addrs = append(addrs, addressTypes(n.Addresses))
+	}
+	return []Aspect{
+		{Name: "nodes/count", Lines: []string{strconv.Itoa(len(nodes))}},
+		{Name: "nodes/roles", Lines: roles},
+		{Name: "nodes/ready", Lines: ready},
+		{Name: "nodes/labels", Lines: labels},
+		{Name: "nodes/annotations", Lines: annotations},
+		{Name: "nodes/taints", Lines: taints},
+		{Name: "nodes/providerID", Lines: schemes},
+		{Name: "nodes/addresses", Lines: addrs},
+	}
+}
+
+func readyWord(ready bool) string {
+	if ready {
+		return "Ready"
+	}
+	return "NotReady"
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// addressTypes keeps which kinds of address a node has, not the addresses.
+func addressTypes(addrs []Address) string {
+	set := map[string]bool{}
+	for _, a := range addrs {
+		set[a.Type] = true
+	}
+	types := sortedKeys(set)
+	sort.Strings(types)
+	return orNone(strings.Join(types, ","))
+}

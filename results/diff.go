@@ -1,0 +1,231 @@
+package results
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"time"
+)
+
+// Verdict classifies one aspect of a paired scenario.
+type Verdict string
+
+// Verdicts, from best to worst.
+const (
+	// Parity: both flows did the same.
+	Parity Verdict = "Parity"
+	// KnownDivergence: the flows differ in a way the registry explains.
+	KnownDivergence Verdict = "KnownDivergence"
+	// Regression: the flows differ in a way nobody has explained.
+	Regression Verdict = "Regression"
+)
+
+// Default duration tolerance (see Options).
+const (
+	DefaultDurationRatio = 1.5
+	DefaultDurationSlack = 30 * time.Second
+)
+
+// Options tune Compare. The zero value uses the defaults.
+type Options struct {
+	// DurationRatio is the largest ratio of the slower to the faster flow's
+	// duration that still counts as parity. Default DefaultDurationRatio.
+	DurationRatio float64
+	// DurationSlack is a difference in duration that counts as parity
+	// whatever the ratio, so short phases do not flap. Default
+	// DefaultDurationSlack.
+	DurationSlack time.Duration
+	// AllowStale reports stale registry entries without failing the run.
+	AllowStale bool
+}
+
+func (o Options) withDefaults() Options {
+	if o.DurationRatio <= 1 {
+		o.DurationRatio = DefaultDurationRatio
+	}
+	if o.DurationSlack <= 0 {
+		o.DurationSlack = DefaultDurationSlack
+	}
+	return o
+}
+
+// AspectResult is the verdict on one aspect of a paired scenario.
+type AspectResult struct {
+	// Aspect is the aspect's name.
+	Aspect string
+	// Verdict classifies the aspect.
+	Verdict Verdict
+	// MAPI and CAPI are the normalised lines of each flow.
+	MAPI, CAPI []string
+	// MAPIAbsent and CAPIAbsent say a flow did not produce the aspect at all.
+	MAPIAbsent, CAPIAbsent bool
+	// OnlyMAPI and OnlyCAPI are the lines that differ.
+	OnlyMAPI, OnlyCAPI []string
+	// UnexplainedMAPI and UnexplainedCAPI are the differing lines no
+	// registry entry explains; non-empty only for a Regression.
+	UnexplainedMAPI, UnexplainedCAPI []string
+	// Known are the registry entries that explain (some of) the difference.
+	Known []*Entry
+	// Note says more, e.g. the ratio of two durations.
+	Note string
+}
+
+// Differs tells whether the flows differ in this aspect at all.
+func (a AspectResult) Differs() bool { return a.Verdict != Parity }
+
+// ScenarioResult is the diff of one paired scenario.
+type ScenarioResult struct {
+	// Scenario names the scenario.
+	Scenario string
+	// MAPI and CAPI are the two observations; one may be nil when a flow
+	// left no observation, which is a Regression of aspect "observation".
+	MAPI, CAPI *Observation
+	// Aspects are the verdicts, in report order.
+	Aspects []AspectResult
+}
+
+// Count returns how many aspects have verdict v.
+func (s ScenarioResult) Count(v Verdict) int {
+	n := 0
+	for _, a := range s.Aspects {
+		if a.Verdict == v {
+			n++
+		}
+	}
+	return n
+}
+
+// Aspect returns the result for the named aspect, if present.
+func (s ScenarioResult) Aspect(name string) (AspectResult, bool) {
+	for _, a := range s.Aspects {
+		if a.Aspect == name {
+			return a, true
+		}
+	}
+	return AspectResult{}, false
+}
+
+// Compare diffs the two flows of a scenario aspect by aspect and classifies
+// each difference with reg (nil: no known divergences).
+func Compare(p Pair, reg *Registry, opts Options) ScenarioResult {
+	res := ScenarioResult{Scenario: p.Scenario, MAPI: p.MAPI, CAPI: p.CAPI}
+	if p.MAPI == nil || p.CAPI == nil {
+		res.Aspects = []AspectResult{missingFlow(p)}
+		return res
+	}
+	opts = opts.withDefaults()
+	m, c := aspectMap(Aspects(p.MAPI)), aspectMap(Aspects(p.CAPI))
+	for _, name := range unionNames(m, c) {
+		ar := compareAspect(name, m[name], c[name], opts)
+		reg.classify(p.Scenario, &ar)
+		res.Aspects = append(res.Aspects, ar)
+	}
+	return res
+}
+
+func missingFlow(p Pair) AspectResult {
+	ar := AspectResult{Aspect: "observation", Verdict: Regression}
+	present, missing := p.MAPI, FlowCAPI
+	if p.MAPI == nil {
+		present, missing = p.CAPI, FlowMAPI
+	}
+	if present != nil {
+		ar.Note = fmt.Sprintf("the %s flow left no observation for scenario %q", flowTitle(missing), p.Scenario)
+	}
+	return ar
+}
+
+func aspectMap(as []Aspect) map[string]*Aspect {
+	m := make(map[string]*Aspect, len(as))
+	for i := range as {
+		m[as[i].Name] = &as[i]
+	}
+	return m
+}
+
+func unionNames(a, b map[string]*Aspect) []string {
+	set := map[string]bool{}
+	for k := range a {
+		set[k] = true
+	}
+	for k := range b {
+		set[k] = true
+	}
+	names := sortedKeys(set)
+	sort.SliceStable(names, func(i, j int) bool { return aspectLess(names[i], names[j]) })
+	return names
+}
+
+func compareAspect(name string, m, c *Aspect, opts Options) AspectResult {
+	ar := AspectResult{Aspect: name, Verdict: Parity, MAPIAbsent: m == nil, CAPIAbsent: c == nil}
+	if m != nil {
+		ar.MAPI = m.Lines
+	}
+	if c != nil {
+		ar.CAPI = c.Lines
+	}
+	if m != nil && c != nil && m.Duration != nil && c.Duration != nil {
+		differ, note := compareDurations(*m.Duration, *c.Duration, opts)
+		ar.Note = note
+		if differ {
+			ar.OnlyMAPI, ar.OnlyCAPI = m.Lines, c.Lines
+			ar.Verdict = Regression
+		}
+		return ar
+	}
+	ar.OnlyMAPI, ar.OnlyCAPI = multisetDiff(ar.MAPI, ar.CAPI)
+	if len(ar.OnlyMAPI)+len(ar.OnlyCAPI) > 0 || ar.MAPIAbsent != ar.CAPIAbsent {
+		ar.Verdict = Regression
+	}
+	return ar
+}
+
+// compareDurations tells whether two durations differ beyond the tolerance.
+func compareDurations(m, c time.Duration, opts Options) (bool, string) {
+	delta := c - m
+	if delta < 0 {
+		delta = -delta
+	}
+	tol := fmt.Sprintf("tolerance %.2f× or ±%s", opts.DurationRatio, opts.DurationSlack)
+	if m <= 0 || c <= 0 {
+		return delta > opts.DurationSlack, "one flow took no time; " + tol
+	}
+	ratio := float64(c) / float64(m)
+	note := fmt.Sprintf("CAPI/MAPI = %.2f×; %s", ratio, tol)
+	if delta <= opts.DurationSlack {
+		return false, note
+	}
+	return math.Max(ratio, 1/ratio) > opts.DurationRatio, note
+}
+
+// multisetDiff returns the lines of a not in b and of b not in a, counting
+// repeats; both inputs are sorted.
+func multisetDiff(a, b []string) (onlyA, onlyB []string) {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] == b[j]:
+			i++
+			j++
+		case a[i] < b[j]:
+			onlyA = append(onlyA, a[i])
+			i++
+		default:
+			onlyB = append(onlyB, b[j])
+			j++
+		}
+	}
+	onlyA = append(onlyA, a[i:]...)
+	onlyB = append(onlyB, b[j:]...)
+	return onlyA, onlyB
+}
+
+func flowTitle(f Flow) string {
+	switch f {
+	case FlowMAPI:
+		return "MAPI"
+	case FlowCAPI:
+		return "CAPI"
+	}
+	return string(f)
+}

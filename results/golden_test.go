@@ -1,0 +1,93 @@
+package results
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// goldenReport is the report over every example pair under testdata,
+// classified with testdata/registry.yaml: a passing day1, a failing
+// scale-sample, a stale and an unexercised entry.
+func goldenReport(t testing.TB) *Report {
+	t.Helper()
+	reg, err := LoadRegistry("testdata/registry.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs, err := LoadDir("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Build(pairs, reg, Options{})
+}
+
+func TestGoldenJUnit(t *testing.T) {
+	var buf bytes.Buffer
+	if err := goldenReport(t).WriteJUnit(&buf); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "report.junit.xml", buf.Bytes())
+}
+
+func TestGoldenMarkdown(t *testing.T) {
+	var buf bytes.Buffer
+	if err := goldenReport(t).WriteMarkdown(&buf); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "report.md", buf.Bytes())
+}
+
+func TestGoldenHTML(t *testing.T) {
+	var buf bytes.Buffer
+	if err := goldenReport(t).WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "report.html", buf.Bytes())
+}
+
+func TestGoldenText(t *testing.T) {
+	var buf bytes.Buffer
+	if err := goldenReport(t).WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "report.txt", buf.Bytes())
+}
+
+// checkGolden compares got with testdata/golden/name; -update rewrites it.
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./results -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (run go test ./results -update and review the diff):\n%s", path, firstDifference(want, got))
+	}
+}
+
+func firstDifference(want, got []byte) string {
+	wl, gl := bytes.Split(want, []byte("\n")), bytes.Split(got, []byte("\n"))
+	for i := 0; i < max(len(wl), len(gl)); i++ {
+		var w, g []byte
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if !bytes.Equal(w, g) {
+			return "line " + strconv.Itoa(i+1) + ":\n  want: " + string(w) + "\n  got:  " + string(g)
+		}
+	}
+	return ""
+}

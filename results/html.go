@@ -1,0 +1,279 @@
+package results
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+	"time"
+)
+
+//go:embed report.html.tmpl
+var reportTemplate string
+
+var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"cellClass": cellClass,
+	"pct":       func(f float64) string { return fmt.Sprintf("%.2f", f) },
+	"times":     times,
+}).Parse(reportTemplate))
+
+// Matrix colours; the HTML test finds them in a screenshot.
+const (
+	colorParity     = "#2da44e"
+	colorKnown      = "#e3b341"
+	colorRegression = "#cf222e"
+	colorAbsent     = "#d0d7de"
+)
+
+type htmlView struct {
+	Summary    string
+	Failed     bool
+	Options    Options
+	Colors     map[string]string
+	Aspects    []string
+	Matrix     []matrixRow
+	Scenarios  []scenarioView
+	Details    []detailView
+	Stale      []EntryResult
+	Reproduced []EntryResult
+	Idle       []EntryResult
+}
+
+type matrixRow struct {
+	Scenario string
+	Anchor   string
+	Cells    []matrixCell
+}
+
+type matrixCell struct {
+	Verdict Verdict
+	Title   string
+	Anchor  string
+}
+
+type scenarioView struct {
+	Name       string
+	Anchor     string
+	Parity     int
+	Known      int
+	Regression int
+	Backends   []backendRow
+	Fixture    string
+	Timeline   []timelineRow
+}
+
+type backendRow struct {
+	Component, MAPI, CAPI string
+	Differs               bool
+}
+
+type timelineRow struct {
+	Phase      string
+	MAPI, CAPI *bar
+}
+
+type bar struct {
+	Left, Width float64
+	Label       string
+}
+
+type detailView struct {
+	Scenario, Aspect, Anchor string
+	Verdict                  Verdict
+	Message                  string
+	Rows                     []row
+	Known                    []*Entry
+	Note                     string
+	MAPIEmpty, CAPIEmpty     string
+}
+
+// WriteHTML writes a self-contained HTML report: inline CSS and script, no
+// external resources, readable offline.
+func (r *Report) WriteHTML(w io.Writer) error {
+	if err := htmlTemplate.Execute(w, r.htmlView()); err != nil {
+		return fmt.Errorf("write html report: %w", err)
+	}
+	return nil
+}
+
+func (r *Report) htmlView() htmlView {
+	v := htmlView{
+		Summary: r.Summary(), Failed: r.Failed(), Options: r.Options, Aspects: r.AspectNames(),
+		Colors: map[string]string{"Parity": colorParity, "KnownDivergence": colorKnown, "Regression": colorRegression, "Absent": colorAbsent},
+	}
+	for _, s := range r.Scenarios {
+		v.Matrix = append(v.Matrix, matrixRowOf(s, v.Aspects))
+		v.Scenarios = append(v.Scenarios, scenarioViewOf(s))
+		v.Details = append(v.Details, detailsOf(s)...)
+	}
+	for _, e := range r.Entries {
+		switch e.Status {
+		case Stale:
+			v.Stale = append(v.Stale, e)
+		case Reproduced:
+			v.Reproduced = append(v.Reproduced, e)
+		default:
+			v.Idle = append(v.Idle, e)
+		}
+	}
+	return v
+}
+
+func matrixRowOf(s ScenarioResult, aspects []string) matrixRow {
+	mr := matrixRow{Scenario: s.Scenario, Anchor: anchor("s", s.Scenario, "")}
+	for _, name := range aspects {
+		a, ok := s.Aspect(name)
+		if !ok {
+			mr.Cells = append(mr.Cells, matrixCell{Title: s.Scenario + " · " + name + ": not observed"})
+			continue
+		}
+		cell := matrixCell{Verdict: a.Verdict, Title: s.Scenario + " · " + name + ": " + string(a.Verdict)}
+		if a.Differs() {
+			cell.Anchor = anchor("d", s.Scenario, name)
+		}
+		mr.Cells = append(mr.Cells, cell)
+	}
+	return mr
+}
+
+func cellClass(v Verdict) string {
+	switch v {
+	case Parity:
+		return "p"
+	case KnownDivergence:
+		return "k"
+	case Regression:
+		return "r"
+	}
+	return "n"
+}
+
+func scenarioViewOf(s ScenarioResult) scenarioView {
+	sv := scenarioView{
+		Name: s.Scenario, Anchor: anchor("s", s.Scenario, ""),
+		Parity: s.Count(Parity), Known: s.Count(KnownDivergence), Regression: s.Count(Regression),
+		Timeline: timeline(s.MAPI, s.CAPI),
+	}
+	differs := map[string]bool{}
+	for _, k := range differingBackends(s.MAPI, s.CAPI) {
+		differs[k] = true
+	}
+	comps := map[string]bool{}
+	for _, o := range []*Observation{s.MAPI, s.CAPI} {
+		if o != nil {
+			for k := range o.Backends {
+				comps[k] = true
+			}
+			sv.Fixture = o.Fixture.Name
+		}
+	}
+	for _, k := range sortedKeys(comps) {
+		sv.Backends = append(sv.Backends, backendRow{Component: k, MAPI: backendOf(s.MAPI, k), CAPI: backendOf(s.CAPI, k), Differs: differs[k]})
+	}
+	return sv
+}
+
+func backendOf(o *Observation, component string) string {
+	if o == nil || o.Backends[component] == "" {
+		return "-"
+	}
+	return o.Backends[component]
+}
+
+// timeline lays both flows' phases on one time axis: bars are offsets and
+// widths in percent of the longer run.
+func timeline(m, c *Observation) []timelineRow {
+	scale := max(runDuration(m), runDuration(c))
+	if scale <= 0 {
+		return nil
+	}
+	out := []timelineRow{{Phase: "total", MAPI: runBar(m, scale), CAPI: runBar(c, scale)}}
+	for _, name := range phaseNames(m, c) {
+		out = append(out, timelineRow{Phase: name, MAPI: phaseBar(m, name, scale), CAPI: phaseBar(c, name, scale)})
+	}
+	return out
+}
+
+func runDuration(o *Observation) time.Duration {
+	if o == nil {
+		return 0
+	}
+	return o.FinishedAt.Sub(o.StartedAt)
+}
+
+func runBar(o *Observation, scale time.Duration) *bar {
+	if o == nil {
+		return nil
+	}
+	d := runDuration(o)
+	return &bar{Left: 0, Width: 100 * float64(d) / float64(scale), Label: formatDuration(d)}
+}
+
+func phaseBar(o *Observation, name string, scale time.Duration) *bar {
+	if o == nil {
+		return nil
+	}
+	for _, p := range o.Phases {
+		if p.Name == name {
+			left := 100 * float64(p.Start.Sub(o.StartedAt)) / float64(scale)
+			width := 100 * float64(p.Duration()) / float64(scale)
+			return &bar{Left: clamp(left), Width: clamp(width), Label: formatDuration(p.Duration())}
+		}
+	}
+	return nil
+}
+
+func clamp(f float64) float64 { return min(100, max(0, f)) }
+
+// phaseNames lists the phases of both flows, MAPI's order first.
+func phaseNames(m, c *Observation) []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, o := range []*Observation{m, c} {
+		if o == nil {
+			continue
+		}
+		for _, p := range o.Phases {
+			if !seen[p.Name] {
+				seen[p.Name] = true
+				names = append(names, p.Name)
+			}
+		}
+	}
+	return names
+}
+
+func detailsOf(s ScenarioResult) []detailView {
+	var out []detailView
+	for _, a := range s.Aspects {
+		if !a.Differs() {
+			continue
+		}
+		d := detailView{Scenario: s.Scenario, Aspect: a.Aspect, Anchor: anchor("d", s.Scenario, a.Aspect),
+			Verdict: a.Verdict, Rows: rows(a), Known: a.Known, Note: a.Note,
+			MAPIEmpty: emptyNote(a.MAPIAbsent, len(a.MAPI)), CAPIEmpty: emptyNote(a.CAPIAbsent, len(a.CAPI))}
+		if a.Verdict == Regression {
+			d.Message = regressionMessage(a)
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// anchor builds an HTML id from a kind and names.
+func anchor(kind, scenario, aspect string) string {
+	clean := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' {
+				return r
+			}
+			return '_'
+		}, s)
+	}
+	id := kind + "-" + clean(scenario)
+	if aspect != "" {
+		id += "--" + clean(aspect)
+	}
+	return id
+}

@@ -1,0 +1,172 @@
+package results
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Pair is the two observations of one scenario.
+type Pair struct {
+	// Scenario names the scenario.
+	Scenario string
+	// MAPI and CAPI are the flows' observations; nil when a flow left none.
+	MAPI, CAPI *Observation
+}
+
+// NewPair pairs two observations of the same scenario, in either order.
+func NewPair(a, b *Observation) (Pair, error) {
+	pairs, err := PairUp([]*Observation{a, b})
+	if err != nil {
+		return Pair{}, err
+	}
+	if len(pairs) != 1 {
+		return Pair{}, fmt.Errorf("pair observations: scenarios %q and %q differ", a.Scenario, b.Scenario)
+	}
+	p := pairs[0]
+	if p.MAPI == nil || p.CAPI == nil {
+		return Pair{}, fmt.Errorf("pair observations: need one mapi and one capi observation of %q", p.Scenario)
+	}
+	return p, nil
+}
+
+// PairUp groups observations by scenario, sorted by scenario name. Two
+// observations of the same scenario and flow are an error.
+func PairUp(obs []*Observation) ([]Pair, error) {
+	byScenario := map[string]*Pair{}
+	for _, o := range obs {
+		p := byScenario[o.Scenario]
+		if p == nil {
+			p = &Pair{Scenario: o.Scenario}
+			byScenario[o.Scenario] = p
+		}
+		slot := &p.MAPI
+		if o.Flow == FlowCAPI {
+			slot = &p.CAPI
+		}
+		if *slot != nil {
+			return nil, fmt.Errorf("pair observations: scenario %q has two %s observations", o.Scenario, o.Flow)
+		}
+		*slot = o
+	}
+	pairs := make([]Pair, 0, len(byScenario))
+	for _, k := range sortedKeys(byScenario) {
+		pairs = append(pairs, *byScenario[k])
+	}
+	return pairs, nil
+}
+
+// LoadDir reads every observation in the *.json files under dir and pairs
+// them. JSON files that are not observations (no paritylab.io/observation
+// schemaVersion) are skipped; a broken observation is an error.
+func LoadDir(dir string) ([]Pair, error) {
+	var obs []*Observation
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(d.Name(), ".json") {
+			return err
+		}
+		o, err := ReadFile(p)
+		if errors.Is(err, ErrNotObservation) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		obs = append(obs, o)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load observations: %w", err)
+	}
+	if len(obs) == 0 {
+		return nil, fmt.Errorf("load observations: no observation (*.json with schemaVersion %q) under %s", SchemaVersion, dir)
+	}
+	return PairUp(obs)
+}
+
+// Report is the verdict over a run: every paired scenario diffed, and what
+// became of every known-divergence registry entry.
+type Report struct {
+	// Scenarios are the diffed scenarios, sorted by name.
+	Scenarios []ScenarioResult
+	// Entries are the registry entries and their status in this run.
+	Entries []EntryResult
+	// Options are the comparison options used.
+	Options Options
+}
+
+// Build diffs every pair and checks the registry against the run.
+func Build(pairs []Pair, reg *Registry, opts Options) *Report {
+	opts = opts.withDefaults()
+	r := &Report{Options: opts}
+	for _, p := range pairs {
+		r.Scenarios = append(r.Scenarios, Compare(p, reg, opts))
+	}
+	sort.SliceStable(r.Scenarios, func(i, j int) bool { return r.Scenarios[i].Scenario < r.Scenarios[j].Scenario })
+	r.Entries = reg.entryResults(r.Scenarios)
+	return r
+}
+
+// Counts sums up a report.
+type Counts struct {
+	Scenarios, Aspects                  int
+	Parity, KnownDivergence, Regression int
+	Reproduced, Stale, NotExercised     int
+}
+
+// Counts sums up the report.
+func (r *Report) Counts() Counts {
+	c := Counts{Scenarios: len(r.Scenarios)}
+	for _, s := range r.Scenarios {
+		c.Aspects += len(s.Aspects)
+		c.Parity += s.Count(Parity)
+		c.KnownDivergence += s.Count(KnownDivergence)
+		c.Regression += s.Count(Regression)
+	}
+	for _, e := range r.Entries {
+		switch e.Status {
+		case Reproduced:
+			c.Reproduced++
+		case Stale:
+			c.Stale++
+		case NotExercised:
+			c.NotExercised++
+		}
+	}
+	return c
+}
+
+// Failed tells whether the run fails: a regression, or a stale registry
+// entry unless Options.AllowStale.
+func (r *Report) Failed() bool {
+	c := r.Counts()
+	return c.Regression > 0 || (c.Stale > 0 && !r.Options.AllowStale)
+}
+
+// StaleEntries returns the entries that no longer reproduce.
+func (r *Report) StaleEntries() []EntryResult {
+	var out []EntryResult
+	for _, e := range r.Entries {
+		if e.Status == Stale {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// AspectNames returns every aspect name of the report in report order: the
+// columns of the parity matrix.
+func (r *Report) AspectNames() []string {
+	set := map[string]bool{}
+	for _, s := range r.Scenarios {
+		for _, a := range s.Aspects {
+			set[a.Aspect] = true
+		}
+	}
+	names := sortedKeys(set)
+	sort.SliceStable(names, func(i, j int) bool { return aspectLess(names[i], names[j]) })
+	return names
+}
