@@ -13,6 +13,9 @@ type MarkerSpec struct {
 	Marker string
 	// PowerOff powers the guest off after the marker instead of idling.
 	PowerOff bool
+	// Reboot makes the guest reboot itself after the marker (as an
+	// installer does), instead of idling.
+	Reboot bool
 }
 
 // Line returns the line the image prints before the SMBIOS UUID.
@@ -20,8 +23,11 @@ func (m MarkerSpec) Line() string { return MarkerPrefix + " " + m.Marker }
 
 func (m MarkerSpec) init() string {
 	end := "while :; do sleep 3600; done"
-	if m.PowerOff {
+	switch {
+	case m.PowerOff:
 		end = "poweroff -f"
+	case m.Reboot:
+		end = "sleep 1; reboot -f"
 	}
 	return fmt.Sprintf(`#!/bin/sh
 /bin/busybox --install -s

@@ -74,8 +74,17 @@ func Ensure(ctx context.Context, opts Options) (*Daemon, error) {
 // Started says whether this lab started the daemon (and Stop will end it).
 func (d *Daemon) Started() bool { return len(d.processes) > 0 }
 
-// Connect opens a connection to the daemon.
+// Connect opens a connection to the daemon, with domain events enabled.
 func (d *Daemon) Connect() (*libvirt.Connect, error) {
+	return Connect()
+}
+
+// Connect opens a connection to the system daemon, with domain events
+// enabled.
+func Connect() (*libvirt.Connect, error) {
+	if err := EnableEvents(); err != nil {
+		return nil, err
+	}
 	conn, err := libvirt.NewConnect(URI)
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", URI, err)

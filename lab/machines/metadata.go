@@ -24,6 +24,23 @@ type Metadata struct {
 	OwnerStartTicks uint64 `xml:"owner-start,attr,omitempty"`
 	// StateDir is the run's state directory.
 	StateDir string `xml:"state-dir,attr,omitempty"`
+	// BootTarget and BootEnabled are the BMC's boot override (Redfish
+	// BootSourceOverrideTarget and BootSourceOverrideEnabled).
+	BootTarget  string `xml:"boot-target,attr,omitempty"`
+	BootEnabled string `xml:"boot-enabled,attr,omitempty"`
+	// MediaURL is the URL of the image in the CD-ROM, as the BMC's client
+	// gave it.
+	MediaURL string `xml:"media-url,attr,omitempty"`
+}
+
+// SetMetadata replaces the paritylab metadata of a definition.
+func SetMetadata(dom *libvirtxml.Domain, m Metadata) error {
+	el, err := m.element()
+	if err != nil {
+		return err
+	}
+	dom.Metadata = el
+	return nil
 }
 
 func (m Metadata) element() (*libvirtxml.DomainMetadata, error) {

@@ -8,17 +8,6 @@ import (
 	"github.com/paritylab/paritylab/lab/redfish"
 )
 
-// bootTargets are the override targets per boot mode.
-var bootTargets = map[string][]string{
-	redfish.BootModeUEFI:   {redfish.BootTargetNone, redfish.BootTargetPxe, redfish.BootTargetCd, redfish.BootTargetHdd, redfish.BootTargetUefiHTTP},
-	redfish.BootModeLegacy: {redfish.BootTargetNone, redfish.BootTargetPxe, redfish.BootTargetCd, redfish.BootTargetHdd},
-}
-
-var (
-	bootModes       = []string{redfish.BootModeUEFI, redfish.BootModeLegacy}
-	bootEnablements = []string{redfish.BootDisabled, redfish.BootOnce, redfish.BootContinuous}
-)
-
 // defaultBootTarget is what a system boots from without an override: its
 // disk, like a VM whose disk comes first in the boot order.
 const defaultBootTarget = redfish.BootTargetHdd
@@ -60,8 +49,8 @@ func (s *system) view() *redfish.System {
 		ID: s.spec.UUID, UUID: s.spec.UUID, Name: s.spec.Name,
 		PowerState:  s.power,
 		Boot:        s.boot,
-		BootTargets: slices.Clone(bootTargets[s.boot.Mode]),
-		BootModes:   slices.Clone(bootModes),
+		BootTargets: redfish.BootTargetsFor(s.boot.Mode),
+		BootModes:   slices.Clone(redfish.BootModes),
 		Processors:  s.spec.CPUs,
 		MemoryGiB:   s.spec.MemoryGiB,
 		NICs:        nics,
@@ -122,24 +111,9 @@ func (s *system) powerOn() {
 }
 
 func (s *system) setBoot(p redfish.BootPatch) error {
-	next := s.boot
-	if p.Mode != "" {
-		next.Mode = p.Mode
-	}
-	if p.Enabled != "" {
-		next.Enabled = p.Enabled
-	}
-	if p.Target != "" {
-		next.Target = p.Target
-	}
-	if !slices.Contains(bootModes, next.Mode) {
-		return fmt.Errorf("%w: boot mode %q is not one of %s", redfish.ErrInvalid, next.Mode, strings.Join(bootModes, ", "))
-	}
-	if !slices.Contains(bootEnablements, next.Enabled) {
-		return fmt.Errorf("%w: boot override enablement %q is not one of %s", redfish.ErrInvalid, next.Enabled, strings.Join(bootEnablements, ", "))
-	}
-	if targets := bootTargets[next.Mode]; !slices.Contains(targets, next.Target) {
-		return fmt.Errorf("%w: boot target %q is not available in %s mode (available: %s)", redfish.ErrInvalid, next.Target, next.Mode, strings.Join(targets, ", "))
+	next, err := redfish.ApplyBootPatch(s.boot, p)
+	if err != nil {
+		return err
 	}
 	s.boot = next
 	return nil

@@ -1,0 +1,13 @@
+// Package libvirt is the Redfish emulator's backend for real lab hosts:
+// each system is a libvirt domain of one lab run. Power actions start,
+// stop, reboot or reset the domain; the boot override sets per-device boot
+// order and firmware; virtual media is the domain's read-only CD-ROM.
+//
+// A BMC's "boot once" holds for exactly one boot, also when the guest
+// reboots itself. QEMU keeps a domain's running hardware across a guest
+// reboot, so the backend watches reboot events and, when the boot settings
+// changed since the domain started, restarts it cold, as a real server
+// re-reads the BMC's settings on every boot.
+//
+// It must not import anything above lab.
+package libvirt

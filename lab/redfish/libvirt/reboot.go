@@ -1,0 +1,67 @@
+package libvirt
+
+import (
+	"slices"
+
+	golibvirt "libvirt.org/go/libvirt"
+	"libvirt.org/go/libvirtxml"
+
+	"github.com/paritylab/paritylab/lab/machines"
+	"github.com/paritylab/paritylab/lab/redfish"
+)
+
+// onReboot runs on libvirt's event loop when a guest reboots. It must not
+// block: the work goes to a goroutine.
+func (b *Backend) onReboot(_ *golibvirt.Connect, dom *golibvirt.Domain) {
+	uuid, err := dom.GetUUIDString()
+	if err != nil {
+		return
+	}
+	go b.rebooted(uuid)
+}
+
+// rebooted restarts a domain cold when its next boot must differ from the
+// hardware it runs with: a pending "once" override, or a boot order or
+// firmware changed since it started.
+func (b *Backend) rebooted(uuid string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	h, err := b.load(uuid)
+	if err != nil || !h.on {
+		return
+	}
+	live, err := liveDefinition(b.opts.Conn, uuid)
+	if err != nil {
+		return
+	}
+	pending := h.meta.BootEnabled == redfish.BootOnce
+	if !pending && sameBoot(live, h.def) {
+		return
+	}
+	b.opts.Logger.Info("Guest rebooted with changed boot settings; restarting it cold", "domain", h.def.Name)
+	if err := machines.PowerOff(b.opts.Conn, uuid); err != nil {
+		b.opts.Logger.Error(err, "Cold restart failed", "domain", h.def.Name)
+		return
+	}
+	if err := b.boot(h); err != nil {
+		b.opts.Logger.Error(err, "Cold restart failed", "domain", h.def.Name)
+	}
+}
+
+func liveDefinition(conn *golibvirt.Connect, uuid string) (*libvirtxml.Domain, error) {
+	dom, err := conn.LookupDomainByUUIDString(uuid)
+	if err != nil {
+		return nil, err
+	}
+	defer dom.Free()
+	raw, err := dom.GetXMLDesc(0)
+	if err != nil {
+		return nil, err
+	}
+	var def libvirtxml.Domain
+	return &def, def.Unmarshal(raw)
+}
+
+func sameBoot(a, b *libvirtxml.Domain) bool {
+	return machines.FirmwareOf(a) == machines.FirmwareOf(b) && slices.Equal(machines.BootOrder(a), machines.BootOrder(b))
+}
