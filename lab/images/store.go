@@ -16,10 +16,10 @@ const formatVersion = "paritylab-images/v1"
 
 // Host programs and files images are made from (Debian packages).
 var (
-	busyboxPath  = "/bin/busybox"                              // busybox-static
-	isolinuxBin  = "/usr/lib/ISOLINUX/isolinux.bin"            // isolinux
+	busyboxPath  = "/bin/busybox"                               // busybox-static
+	isolinuxBin  = "/usr/lib/ISOLINUX/isolinux.bin"             // isolinux
 	ldlinuxC32   = "/usr/lib/syslinux/modules/bios/ldlinux.c32" // syslinux-common
-	isohybridMBR = "/usr/lib/ISOLINUX/isohdpfx.bin"            // isolinux
+	isohybridMBR = "/usr/lib/ISOLINUX/isohdpfx.bin"             // isolinux
 )
 
 // File is a file to put into an image.
