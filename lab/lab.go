@@ -30,6 +30,8 @@ const (
 	valueOwner      = "owner"
 	valueReady      = "ready"
 	valueLogDir     = "logDir"
+	valueAccel      = "accel"
+	valueBMC        = "bmc"
 )
 
 // Lab is a running lab.
@@ -44,6 +46,8 @@ type Lab struct {
 	controllers *controllers.Host
 	closeOnStop []io.Closer
 	client      client.Client
+	hostsLayer  hostsLayer
+	inventory   *Inventory
 
 	done []step // steps that ran, for undo
 }
@@ -82,11 +86,12 @@ func Up(ctx context.Context, opts Options) (*Lab, error) {
 var errKindProfile = errors.New("profile kind: the kind hub backend exists, but deploying Cluster API and the providers into it (clusterctl) is not implemented yet; use the local profile")
 
 func (l *Lab) steps() []step {
-	return []step{
+	steps := []step{
 		{name: "Recording the run", do: l.record, undo: l.unrecord},
 		{name: "Starting the hub (etcd, kube-apiserver, kube-controller-manager)", do: l.startHub, undo: l.stopHub},
 		{name: "Installing CRDs, starting Cluster API controllers and webhooks", do: l.startControllers, undo: l.stopControllers},
 	}
+	return append(steps, l.hostSteps()...)
 }
 
 func (l *Lab) run(ctx context.Context, s step) error {
@@ -189,6 +194,9 @@ func (l *Lab) KubeconfigPath() string { return filepath.Join(l.opts.StateDir, "k
 
 // StateDir holds the run's ledger, lock and data.
 func (l *Lab) StateDir() string { return l.opts.StateDir }
+
+// Inventory lists the run's hosts; nil when the lab has none.
+func (l *Lab) Inventory() *Inventory { return l.inventory }
 
 // LogDir is where component logs are written.
 func (l *Lab) LogDir() string { return l.opts.LogDir }

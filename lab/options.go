@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 
 	"github.com/go-logr/logr"
+
+	"github.com/paritylab/paritylab/lab/machines"
 )
 
 // Profiles.
@@ -30,6 +32,16 @@ type Options struct {
 	// Logger receives the lab's own structured log. Default: a JSON log
 	// file lab.log in LogDir.
 	Logger logr.Logger
+	// Hosts is how many virtual bare-metal hosts (libvirt domains behind
+	// Redfish BMCs, each with a BareMetalHost) to create. Default 0.
+	Hosts int
+	// Host sizes every host; its Name is set per host (host-0, host-1...).
+	Host machines.HostSpec
+	// HostsNamespace holds the BareMetalHosts and their BMC credentials
+	// Secrets on the hub. Default "lab-hosts".
+	HostsNamespace string
+	// Accel forces "kvm" or "tcg"; empty probes (and caches the outcome).
+	Accel string
 }
 
 func (o *Options) defaults() error {
@@ -52,6 +64,15 @@ func (o *Options) defaults() error {
 	}
 	if o.Progress == nil {
 		o.Progress = discardProgress{}
+	}
+	if o.Hosts < 0 {
+		return fmt.Errorf("lab: Hosts %d is negative", o.Hosts)
+	}
+	if o.HostsNamespace == "" {
+		o.HostsNamespace = "lab-hosts"
+	}
+	if o.Accel != "" && o.Accel != string(machines.AccelKVM) && o.Accel != string(machines.AccelTCG) {
+		return fmt.Errorf("lab: unknown accel %q (want %q, %q or empty to probe)", o.Accel, machines.AccelKVM, machines.AccelTCG)
 	}
 	return nil
 }

@@ -30,6 +30,19 @@ type Status struct {
 	// HubHealth is "ok" when the hub API server answers /readyz, else why not.
 	HubHealth string
 	Resources []state.Resource
+	// Accel says how hosts run and why.
+	Accel string
+	// BMC is the Redfish emulator's URL.
+	BMC string
+	// Hosts, with the power state their BMC reports.
+	Hosts []HostStatus
+}
+
+// HostStatus is one host as `lab status` shows it.
+type HostStatus struct {
+	InventoryHost
+	// Power is the BMC's PowerState, or why it could not be read.
+	Power string
 }
 
 // ReadStatus reads the ledger of the lab in stateDir and probes its hub.
@@ -57,6 +70,12 @@ func ReadStatus(ctx context.Context, stateDir string) (*Status, error) {
 		st.Owner, st.OwnerAlive = owner.String(), owner.Alive()
 	}
 	st.HubHealth = probeHub(ctx, st.Kubeconfig)
+	st.Accel, st.BMC = rec.Values[valueAccel], rec.Values[valueBMC]
+	hosts, err := hostStatuses(ctx, stateDir)
+	if err != nil {
+		return nil, err
+	}
+	st.Hosts = hosts
 	return st, nil
 }
 

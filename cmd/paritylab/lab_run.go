@@ -5,23 +5,57 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/paritylab/paritylab/lab"
+	"github.com/paritylab/paritylab/lab/machines"
 )
 
 // runOptions are the flags of `lab up` that the supervisor also takes.
 type runOptions struct {
-	logDir  string
-	profile string
+	logDir       string
+	profile      string
+	hosts        int
+	hostCPUs     uint
+	hostMemory   uint
+	hostDisk     uint64
+	hostFirmware string
+	accel        string
 }
 
 func (o *runOptions) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&o.logDir, "log-dir", "", "where component logs go (default <state-dir>/logs, removed by lab down)")
-	cmd.Flags().StringVar(&o.profile, "profile", lab.ProfileLocal, "lab profile: local or kind")
+	fl := cmd.Flags()
+	fl.StringVar(&o.logDir, "log-dir", "", "where component logs go (default <state-dir>/logs, removed by lab down)")
+	fl.StringVar(&o.profile, "profile", lab.ProfileLocal, "lab profile: local or kind")
+	fl.IntVar(&o.hosts, "hosts", 0, "how many virtual bare-metal hosts (libvirt domains behind Redfish BMCs) to create")
+	fl.UintVar(&o.hostCPUs, "host-cpus", 1, "vCPUs per host")
+	fl.UintVar(&o.hostMemory, "host-memory", 1024, "memory per host, MiB")
+	fl.Uint64Var(&o.hostDisk, "host-disk", 20, "disk per host, GiB (sparse)")
+	fl.StringVar(&o.hostFirmware, "host-firmware", string(machines.FirmwareBIOS), "host firmware: bios or uefi")
+	fl.StringVar(&o.accel, "accel", "", "kvm or tcg; default: probe KVM with a timed boot (cached) and fall back to TCG")
+}
+
+// args renders the options as flags again, for the detached supervisor.
+func (o *runOptions) args() []string {
+	return []string{
+		"--profile", o.profile, "--hosts", strconv.Itoa(o.hosts),
+		"--host-cpus", strconv.FormatUint(uint64(o.hostCPUs), 10),
+		"--host-memory", strconv.FormatUint(uint64(o.hostMemory), 10),
+		"--host-disk", strconv.FormatUint(o.hostDisk, 10),
+		"--host-firmware", o.hostFirmware, "--accel", o.accel,
+	}
+}
+
+func (o *runOptions) labOptions(stateDir string, progress lab.Progress) lab.Options {
+	return lab.Options{
+		StateDir: stateDir, LogDir: o.logDir, Profile: o.profile, Progress: progress,
+		Hosts: o.hosts, Accel: o.accel,
+		Host: machines.HostSpec{VCPUs: o.hostCPUs, MemoryMiB: o.hostMemory, DiskGiB: o.hostDisk, Firmware: machines.Firmware(o.hostFirmware)},
+	}
 }
 
 // progressFD is the descriptor on which a detached supervisor reports
@@ -58,7 +92,7 @@ func newLabRunCommand(flags *labFlags) *cobra.Command {
 func superviseLab(stateDir string, opts *runOptions, progress lab.Progress, ready func()) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	l, err := lab.Up(ctx, lab.Options{StateDir: stateDir, LogDir: opts.logDir, Profile: opts.profile, Progress: progress})
+	l, err := lab.Up(ctx, opts.labOptions(stateDir, progress))
 	if err != nil {
 		return err
 	}

@@ -52,6 +52,15 @@ func printStatus(out io.Writer, name string, st *lab.Status) {
 	row("kubeconfig", st.Kubeconfig)
 	row("logs", st.LogDir)
 	row("resources", summarizeResources(st))
+	if len(st.Hosts) == 0 {
+		return
+	}
+	row("accel", st.Accel)
+	row("bmc", st.BMC)
+	fmt.Fprintf(out, "\n  %-8s %-6s %-17s %s\n", "HOST", "POWER", "MAC", "BMC ADDRESS")
+	for _, h := range st.Hosts {
+		fmt.Fprintf(out, "  %-8s %-6s %-17s %s\n", h.Name, h.Power, h.MAC, h.BMCAddress)
+	}
 }
 
 func summarizeResources(st *lab.Status) string {

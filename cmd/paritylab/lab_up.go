@@ -87,7 +87,7 @@ func startSupervisor(stateDir string, opts *runOptions, out io.Writer) error {
 		return fmt.Errorf("create progress pipe: %w", err)
 	}
 	defer pr.Close()
-	cmd := exec.Command(self, "lab", "run", "--state-dir", stateDir, "--log-dir", logDir, "--profile", opts.profile)
+	cmd := exec.Command(self, append([]string{"lab", "run", "--state-dir", stateDir, "--log-dir", logDir}, opts.args()...)...)
 	cmd.Stdout, cmd.Stderr, cmd.ExtraFiles = logFile, logFile, []*os.File{pw}
 	// A session of its own: the supervisor outlives this command and the
 	// terminal's signals.

@@ -37,6 +37,7 @@ type redfishFlags struct {
 
 	memorySystems string
 	memoryCount   int
+	libvirtRun    string
 	memoryPrefix  string
 }
 
@@ -47,7 +48,8 @@ type redfishBackend func(ctx context.Context, f *redfishFlags) (redfish.Backend,
 // redfishBackends are the backends `--backend` can name. A backend with
 // flags of its own registers them in (*redfishFlags).register.
 var redfishBackends = map[string]redfishBackend{
-	"memory": newMemoryBackend,
+	"memory":  newMemoryBackend,
+	"libvirt": newLibvirtBackend,
 }
 
 func (f *redfishFlags) register(cmd *cobra.Command) {
@@ -63,6 +65,7 @@ func (f *redfishFlags) register(cmd *cobra.Command) {
 	fl.IntVarP(&f.verbosity, "v", "v", 0, "log verbosity (1 logs every request)")
 	fl.StringVar(&f.memorySystems, "memory-systems", "", "memory backend: JSON file with an array of {name, uuid, cpus, memoryGiB, macs, bootMode, powerState}")
 	fl.IntVar(&f.memoryCount, "memory-count", 0, "memory backend: also generate this many systems")
+	fl.StringVar(&f.libvirtRun, "libvirt-run", "", "libvirt backend: serve the domains of this lab run (qemu:///system)")
 	fl.StringVar(&f.memoryPrefix, "memory-prefix", "node", "memory backend: name prefix of generated systems (<prefix>-0, <prefix>-1, ...)")
 }
 

@@ -89,3 +89,16 @@ func hashKind(hash string) string {
 	}
 	return "crypt or plain text"
 }
+
+// HtpasswdLine returns an htpasswd line for user with a bcrypt hash of
+// password, as `htpasswd -B` writes it.
+func HtpasswdLine(user, password string) (string, error) {
+	if user == "" || strings.ContainsAny(user, ":\n") {
+		return "", fmt.Errorf("htpasswd user %q must be non-empty without ':' or newlines", user)
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+	if err != nil {
+		return "", fmt.Errorf("hash password: %w", err)
+	}
+	return user + ":" + string(hash) + "\n", nil
+}

@@ -2,15 +2,16 @@ package labsuite
 
 import (
 	"encoding/json"
-	"fmt"
 	"net"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 
 	. "github.com/onsi/gomega"
 
 	"github.com/paritylab/paritylab/lab"
+	"github.com/paritylab/paritylab/lab/machines"
 	"github.com/paritylab/paritylab/lab/process"
 	"github.com/paritylab/paritylab/lab/state"
 )
@@ -21,6 +22,8 @@ type leftovers struct {
 	processes []process.Identity
 	dirs      []string
 	listeners []string // host:port
+	domains   []string // libvirt domain names
+	pools     []string // libvirt pool names
 }
 
 // snapshot reads what a lab in this process holds from its ledger.
@@ -43,6 +46,12 @@ func snapshotLedger(stateDir, hubServer string) leftovers {
 			out.processes = append(out.processes, id)
 		case state.KindDir:
 			out.dirs = append(out.dirs, r.ID)
+		case machines.KindDomain:
+			var d struct{ Name string }
+			Expect(json.Unmarshal(r.Data, &d)).To(Succeed())
+			out.domains = append(out.domains, d.Name)
+		case machines.KindPool:
+			out.pools = append(out.pools, r.ID)
 		}
 	}
 	Expect(out.processes).NotTo(BeEmpty(), "a running lab records its processes")
@@ -66,6 +75,28 @@ func expectNothingLeft(s leftovers) {
 	for _, addr := range s.listeners {
 		Expect(listening(addr)).To(BeFalse(), "port %s still listens after teardown", addr)
 	}
+	// Checked without a libvirt daemon (none should run any more): its
+	// persistent configuration and QEMU processes.
+	for _, d := range s.domains {
+		Expect(filepath.Join("/etc/libvirt/qemu", d+".xml")).NotTo(BeAnExistingFile(), "domain %s still defined", d)
+		Expect(qemuRuns(d)).To(BeFalse(), "QEMU of domain %s still runs", d)
+	}
+	for _, p := range s.pools {
+		Expect(filepath.Join("/etc/libvirt/storage", p+".xml")).NotTo(BeAnExistingFile(), "pool %s still defined", p)
+	}
+}
+
+// qemuRuns says whether a QEMU process runs for a libvirt domain (libvirt
+// names the guest on QEMU's command line).
+func qemuRuns(domain string) bool {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(cmdline), "guest="+domain+",") {
+			return true
+		}
+	}
+	return false
 }
 
 func listening(addr string) bool {
@@ -75,8 +106,4 @@ func listening(addr string) bool {
 	}
 	c.Close()
 	return true
-}
-
-func describe(s leftovers) string {
-	return fmt.Sprintf("%d processes, %d dirs, %d ports", len(s.processes), len(s.dirs), len(s.listeners))
 }

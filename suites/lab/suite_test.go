@@ -18,6 +18,9 @@ func TestLab(t *testing.T) {
 	RunSpecs(t, "Lab self-test suite")
 }
 
+// suiteHosts is how many virtual bare-metal hosts the shared lab has.
+const suiteHosts = 2
+
 // shared is the lab every spec of this suite uses; BeforeSuite brings it up.
 var shared struct {
 	lab      *lab.Lab
@@ -29,7 +32,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	stateDir, err := os.MkdirTemp("", "paritylab-suite-")
 	Expect(err).NotTo(HaveOccurred())
 	start := time.Now()
-	l, err := lab.Up(ctx, lab.Options{StateDir: stateDir, LogDir: artifactDir("lab-logs")})
+	l, err := lab.Up(ctx, lab.Options{StateDir: stateDir, LogDir: artifactDir("lab-logs"), Hosts: suiteHosts})
 	Expect(err).NotTo(HaveOccurred())
 	AddReportEntry("lab up", time.Since(start).Round(time.Millisecond).String())
 	shared.lab, shared.stateDir = l, stateDir

@@ -2,10 +2,12 @@ package labsuite
 
 import (
 	"encoding/json"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"syscall"
 	"time"
 
@@ -42,7 +44,7 @@ var _ = Describe("paritylab lab up and lab down", Label("lab", "cli"), Ordered, 
 
 	It("brings a lab up in the background, shows it, and removes every trace", func() {
 		stateDir := newStateDir()
-		up := run("lab", "up", "--state-dir", stateDir)
+		up := run("lab", "up", "--hosts", "1", "--state-dir", stateDir)
 		Eventually(up).WithTimeout(2 * time.Minute).Should(gexec.Exit(0))
 		Expect(up.Out).To(gbytes.Say(`Lab ready in`))
 		AddReportEntry("lab up (CLI, detached)", readyTime(up.Out.Contents()))
@@ -52,6 +54,7 @@ var _ = Describe("paritylab lab up and lab down", Label("lab", "cli"), Ordered, 
 		Expect(status.Out).To(gbytes.Say(`ready:\s+yes`))
 		Expect(status.Out).To(gbytes.Say(`supervisor:.*running`))
 		Expect(status.Out).To(gbytes.Say(`hub:\s+https://127\.0\.0\.1:\d+ \(ok\)`))
+		Expect(status.Out).To(gbytes.Say(`host-0\s+Off\s+52:54:00:[0-9a-f:]+\s+redfish-virtualmedia\+http://127\.0\.0\.1:\d+/redfish/v1/Systems/`))
 
 		held := snapshotCLILab(stateDir)
 		down := run("lab", "down", "--state-dir", stateDir)
@@ -86,9 +89,12 @@ var _ = Describe("paritylab lab up and lab down", Label("lab", "cli"), Ordered, 
 
 	It("leaves nothing behind when a ready lab's supervisor is killed with SIGKILL", func() {
 		stateDir := newStateDir()
-		up := run("lab", "up", "--foreground", "--state-dir", stateDir)
+		up := run("lab", "up", "--foreground", "--hosts", "1", "--state-dir", stateDir)
 		Eventually(up.Out).WithTimeout(2 * time.Minute).Should(gbytes.Say(`Lab ready in`))
 		held := snapshotCLILab(stateDir)
+		Expect(held.domains).To(HaveLen(1))
+		By("powering the host on, so a QEMU process outlives the supervisor")
+		powerOnFirstHost(stateDir)
 		up.Signal(syscall.SIGKILL)
 		Eventually(up).Should(gexec.Exit())
 
@@ -109,7 +115,32 @@ func snapshotCLILab(stateDir string) leftovers {
 	held := snapshotLedger(stateDir, ledger.Record().Values["hubServer"])
 	var owner process.Identity
 	Expect(json.Unmarshal([]byte(ledger.Record().Values["owner"]), &owner)).To(Succeed())
-	return leftovers{processes: append(held.processes, owner), dirs: held.dirs, listeners: held.listeners}
+	held.processes = append(held.processes, owner)
+	return held
+}
+
+// powerOnFirstHost powers the first host of a CLI lab on through its BMC.
+func powerOnFirstHost(stateDir string) {
+	raw, err := os.ReadFile(filepath.Join(stateDir, "inventory.json"))
+	Expect(err).NotTo(HaveOccurred())
+	var inv struct {
+		BMC             string
+		CredentialsFile string
+		Hosts           []struct{ UUID string }
+	}
+	Expect(json.Unmarshal(raw, &inv)).To(Succeed())
+	creds, err := os.ReadFile(inv.CredentialsFile)
+	Expect(err).NotTo(HaveOccurred())
+	user, pass, _ := strings.Cut(strings.TrimSpace(string(creds)), ":")
+	req, err := http.NewRequest(http.MethodPost, inv.BMC+"/redfish/v1/Systems/"+inv.Hosts[0].UUID+"/Actions/ComputerSystem.Reset",
+		strings.NewReader(`{"ResetType":"On"}`))
+	Expect(err).NotTo(HaveOccurred())
+	req.SetBasicAuth(user, pass)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	Expect(err).NotTo(HaveOccurred())
+	resp.Body.Close()
+	Expect(resp.StatusCode).To(Equal(http.StatusNoContent))
 }
 
 // snapshotPartial reads whatever a lab still starting has recorded.

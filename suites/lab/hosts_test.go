@@ -1,0 +1,142 @@
+package labsuite
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/stmcginnis/gofish"
+	gfredfish "github.com/stmcginnis/gofish/redfish"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/paritylab/paritylab/lab"
+	"github.com/paritylab/paritylab/lab/images"
+)
+
+var _ = Describe("Virtual bare-metal hosts", Label("lab", "hosts"), func() {
+	It("has a BareMetalHost and a BMC Secret per host, addressed as metal3 expects", func(ctx SpecContext) {
+		inv := shared.lab.Inventory()
+		Expect(inv).NotTo(BeNil())
+		Expect(inv.Hosts).To(HaveLen(suiteHosts))
+		for _, h := range inv.Hosts {
+			bmh := &bmov1alpha1.BareMetalHost{}
+			Expect(shared.lab.Client().Get(ctx, client.ObjectKey{Namespace: inv.Namespace, Name: h.Name}, bmh)).To(Succeed())
+			Expect(bmh.Spec.BMC.Address).To(MatchRegexp(`^redfish-virtualmedia\+http://127\.0\.0\.1:\d+/redfish/v1/Systems/` + h.UUID + `$`))
+			Expect(bmh.Spec.BootMACAddress).To(Equal(h.MAC))
+			Expect(bmh.Spec.BootMode).To(Equal(bmov1alpha1.Legacy))
+			Expect(bmh.Labels).To(HaveKeyWithValue(lab.LabelRun, shared.lab.RunID()))
+
+			sys, _ := redfishSystem(ctx, bmh)
+			Expect(sys.PowerState).To(Equal(gfredfish.OffPowerState), "a new host is powered off")
+			nics, err := sys.EthernetInterfaces()
+			Expect(err).NotTo(HaveOccurred())
+			Expect(nics).To(ContainElement(HaveField("MACAddress", h.MAC)), "the BMC reports the BMH's boot MAC")
+		}
+	}, SpecTimeout(time.Minute))
+
+	It("boots an ISO inserted through the BMC, as metal3 does with virtual media", func(ctx SpecContext) {
+		inv := shared.lab.Inventory()
+		h := inv.Hosts[0]
+		bmh := &bmov1alpha1.BareMetalHost{}
+		Expect(shared.lab.Client().Get(ctx, client.ObjectKey{Namespace: inv.Namespace, Name: h.Name}, bmh)).To(Succeed())
+		sys, c := redfishSystem(ctx, bmh)
+		DeferCleanup(func() {
+			_ = sys.Reset(gfredfish.ForceOffResetType)
+			ejectAll(sys)
+		})
+
+		store, err := images.Open(images.StoreOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		marker := images.MarkerSpec{Marker: "suite-" + shared.lab.RunID()}
+		iso, err := store.MarkerISO(marker)
+		Expect(err).NotTo(HaveOccurred())
+		content, err := os.ReadFile(iso)
+		Expect(err).NotTo(HaveOccurred())
+		imageURL := serveImage("discovery.iso", content)
+
+		By("ejecting, inserting the ISO, setting boot Cd once and powering on")
+		ejectAll(sys)
+		cd := cdrom(sys)
+		Expect(cd.InsertMedia(imageURL, true, true)).To(Succeed())
+		Expect(sys.SetBoot(gfredfish.Boot{BootSourceOverrideTarget: gfredfish.CdBootSourceOverrideTarget,
+			BootSourceOverrideEnabled: gfredfish.OnceBootSourceOverrideEnabled})).To(Succeed())
+		Expect(sys.Reset(gfredfish.OnResetType)).To(Succeed())
+		start := time.Now()
+		Eventually(func() (string, error) {
+			raw, err := os.ReadFile(h.SerialLog)
+			return string(raw), err
+		}).WithContext(ctx).WithTimeout(90 * time.Second).Should(ContainSubstring(marker.Line() + " uuid=" + h.UUID))
+		AddReportEntry("power-on to marker", time.Since(start).Round(100*time.Millisecond).String())
+
+		By("powering off through the BMC")
+		Expect(sys.Reset(gfredfish.ForceOffResetType)).To(Succeed())
+		Eventually(func() gfredfish.PowerState {
+			s, err := gfredfish.GetComputerSystem(c, sys.ODataID)
+			if err != nil {
+				return ""
+			}
+			return s.PowerState
+		}).WithContext(ctx).Should(Equal(gfredfish.OffPowerState))
+	}, SpecTimeout(3*time.Minute))
+})
+
+// redfishSystem logs into a BareMetalHost's BMC with its Secret, as metal3
+// does, and returns the system its address names.
+func redfishSystem(ctx SpecContext, bmh *bmov1alpha1.BareMetalHost) (*gfredfish.ComputerSystem, *gofish.APIClient) {
+	secret := &corev1.Secret{}
+	Expect(shared.lab.Client().Get(ctx, client.ObjectKey{Namespace: bmh.Namespace, Name: bmh.Spec.BMC.CredentialsName}, secret)).To(Succeed())
+	addr, err := url.Parse(strings.TrimPrefix(bmh.Spec.BMC.Address, "redfish-virtualmedia+"))
+	Expect(err).NotTo(HaveOccurred())
+	c, err := gofish.Connect(gofish.ClientConfig{
+		Endpoint: addr.Scheme + "://" + addr.Host, BasicAuth: true,
+		Username: string(secret.Data["username"]), Password: string(secret.Data["password"]),
+	})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(c.Logout)
+	sys, err := gfredfish.GetComputerSystem(c, addr.Path)
+	Expect(err).NotTo(HaveOccurred())
+	return sys, c
+}
+
+func cdrom(sys *gfredfish.ComputerSystem) *gfredfish.VirtualMedia {
+	media, err := sys.VirtualMedia()
+	Expect(err).NotTo(HaveOccurred())
+	for _, m := range media {
+		if m.ID == "Cd" {
+			return m
+		}
+	}
+	Fail("system has no Cd virtual media")
+	return nil
+}
+
+func ejectAll(sys *gfredfish.ComputerSystem) {
+	media, err := sys.VirtualMedia()
+	Expect(err).NotTo(HaveOccurred())
+	for _, m := range media {
+		if m.Inserted {
+			Expect(m.EjectMedia()).To(Succeed())
+		}
+	}
+}
+
+// serveImage serves content at /name on 127.0.0.1 until the spec ends, as
+// the image server a metal3 deployment points its BMCs at.
+func serveImage(name string, content []byte) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/"+name {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = w.Write(content)
+	}))
+	DeferCleanup(srv.Close)
+	return srv.URL + "/" + name
+}
