@@ -32,7 +32,7 @@ type Inventory struct {
 	// Namespace of the BareMetalHosts and their Secrets on the hub.
 	Namespace string `json:"namespace"`
 	// Accel is how the hosts run.
-	Accel string `json:"accel"`
+	Accel string          `json:"accel"`
 	Hosts []InventoryHost `json:"hosts"`
 }
 
