@@ -31,6 +31,6 @@ func newLabCommand() *cobra.Command {
 		Short: "Bring the virtual bare-metal lab up, show it, tear it down",
 	}
 	flags.register(cmd)
-	cmd.AddCommand(newLabUpCommand(flags), newLabRunCommand(flags), newLabStatusCommand(flags), newLabDownCommand(flags))
+	cmd.AddCommand(newLabUpCommand(flags), newLabRunCommand(flags), newLabStatusCommand(flags), newLabDownCommand(flags), newLabReapCommand())
 	return cmd
 }

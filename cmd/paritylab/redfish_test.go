@@ -99,7 +99,7 @@ func TestRedfishServeRefusesBadFlags(t *testing.T) {
 	}{
 		{[]string{"--memory-count", "1"}, "--htpasswd is required"},
 		{[]string{"--no-auth", "--memory-count", "1", "--listen", "0.0.0.0:0"}, "not a loopback"},
-		{[]string{"--no-auth", "--memory-count", "1", "--backend", "ipmi"}, `unknown --backend "ipmi"; known: memory`},
+		{[]string{"--no-auth", "--memory-count", "1", "--backend", "ipmi"}, `unknown --backend "ipmi"; known: libvirt, memory`},
 		{[]string{"--no-auth"}, "no systems"},
 		{[]string{"--no-auth", "--memory-systems", badJSON}, "parse system specs"},
 		{[]string{"--no-auth", "--memory-count", "1", "--tls-cert", "x.pem"}, "go together"},

@@ -22,31 +22,38 @@ import (
 // URI is the libvirt connection the lab uses.
 const URI = "qemu:///system"
 
+// KindUser is the ledger kind of a handle on the daemon.
+const KindUser = "libvirtd-user"
+
 // Options configure Ensure.
 type Options struct {
-	// LogDir receives libvirtd.log and virtlogd.log when the lab starts
+	// LogDir receives libvirtd.log and virtlogd.log when this call starts
 	// the daemons. Required.
 	LogDir string
-	// Tracker records started daemons. Default state.Discard.
+	// Tracker records the handle, so a crashed run's `lab down` lets go
+	// of the daemon. Default state.Discard.
 	Tracker state.Tracker
-	// KeepWithParent keeps daemons running if this process dies. The lab
-	// supervisor leaves it false (the kernel ends them with it); a
-	// short-lived helper (teardown after a crash) also leaves it false.
-	KeepWithParent bool
 	// Logger receives progress. Default discard.
 	Logger logr.Logger
 }
 
-// Daemon is the libvirt daemon in use.
+// Daemon is a handle on the libvirt daemon in use.
 type Daemon struct {
-	opts      Options
-	processes []*process.Process
-	stopOnce  sync.Once
-	stopErr   error
+	opts     Options
+	userFile string
+	started  bool
+	stopOnce sync.Once
+	stopErr  error
 }
 
-// Ensure returns a running libvirt daemon, starting virtlogd and libvirtd
-// when none answers.
+func init() {
+	state.RegisterReaper(KindUser, reapUser)
+}
+
+// Ensure returns a handle on a running libvirt daemon. When none answers,
+// it starts virtlogd and libvirtd, detached from this process: they serve
+// every paritylab process until the last handle is stopped (a daemon
+// paritylab did not start is never stopped).
 func Ensure(ctx context.Context, opts Options) (*Daemon, error) {
 	if opts.Tracker == nil {
 		opts.Tracker = state.Discard
@@ -55,24 +62,52 @@ func Ensure(ctx context.Context, opts Options) (*Daemon, error) {
 		opts.Logger = logr.Discard()
 	}
 	d := &Daemon{opts: opts}
-	if answers() {
-		opts.Logger.V(1).Info("Using the running libvirt daemon", "uri", URI)
-		return d, nil
-	}
-	if opts.LogDir == "" {
-		return nil, errors.New("libvirtd: LogDir is required to start a daemon")
-	}
-	if err := checkHost(); err != nil {
-		return nil, err
-	}
-	if err := d.start(ctx); err != nil {
+	err := withRegistryLock(ctx, func() error {
+		file, err := addUser()
+		if err != nil {
+			return err
+		}
+		d.userFile = file
+		if err := opts.Tracker.Track(state.Resource{Kind: KindUser, ID: file}); err != nil {
+			return err
+		}
+		return d.startIfNeeded(ctx)
+	})
+	if err != nil {
 		return nil, errors.Join(err, d.Stop())
 	}
 	return d, nil
 }
 
-// Started says whether this lab started the daemon (and Stop will end it).
-func (d *Daemon) Started() bool { return len(d.processes) > 0 }
+func (d *Daemon) startIfNeeded(ctx context.Context) error {
+	if answers() {
+		d.opts.Logger.V(1).Info("Using the running libvirt daemon", "uri", URI)
+		return nil
+	}
+	// A record of daemons that no longer answer is stale (they crashed).
+	if rec, err := readDaemon(); err != nil {
+		return err
+	} else if rec != nil {
+		if err := stopRecorded(ctx, rec); err != nil {
+			return err
+		}
+	}
+	if d.opts.LogDir == "" {
+		return errors.New("libvirtd: LogDir is required to start a daemon")
+	}
+	if err := checkHost(); err != nil {
+		return err
+	}
+	rec, err := start(ctx, d.opts)
+	if err != nil {
+		return err
+	}
+	d.started = true
+	return writeDaemon(*rec)
+}
+
+// Started says whether this handle started the daemon.
+func (d *Daemon) Started() bool { return d.started }
 
 // Connect opens a connection to the daemon, with domain events enabled.
 func (d *Daemon) Connect() (*libvirt.Connect, error) {
@@ -92,53 +127,73 @@ func Connect() (*libvirt.Connect, error) {
 	return conn, nil
 }
 
-// Stop ends the daemons this lab started, libvirtd first; a daemon that was
-// already running is left alone. Safe to call twice.
+// Stop lets go of the daemon; the last live handle stops the daemons
+// paritylab started. Safe to call twice.
 func (d *Daemon) Stop() error {
 	d.stopOnce.Do(func() {
-		var errs []error
-		for i := len(d.processes) - 1; i >= 0; i-- {
-			p := d.processes[i]
-			if err := p.Stop(); err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			errs = append(errs, d.opts.Tracker.Forget(state.ProcessResource(p.Identity())))
+		if d.userFile == "" {
+			return
 		}
-		d.stopErr = errors.Join(errs...)
+		d.stopErr = release(context.Background(), d.userFile)
+		if d.stopErr == nil {
+			d.stopErr = d.opts.Tracker.Forget(state.Resource{Kind: KindUser, ID: d.userFile})
+		}
 	})
 	return d.stopErr
 }
 
-func (d *Daemon) start(ctx context.Context) error {
+// release removes a handle and stops paritylab's daemons when no live
+// handle remains.
+func release(ctx context.Context, userFile string) error {
+	return withRegistryLock(ctx, func() error {
+		if err := os.Remove(userFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("release libvirtd: %w", err)
+		}
+		live, err := liveUsers()
+		if err != nil || live > 0 {
+			return err
+		}
+		rec, err := readDaemon()
+		if err != nil || rec == nil {
+			return err
+		}
+		return stopRecorded(ctx, rec)
+	})
+}
+
+// reapUser releases the handle of a run that crashed.
+func reapUser(ctx context.Context, r state.Resource) error {
+	if !isUserFile(r.ID) {
+		return fmt.Errorf("libvirtd handle %s is not in the registry %s", r.ID, RegistryDir)
+	}
+	return release(ctx, r.ID)
+}
+
+func start(ctx context.Context, opts Options) (*daemonRecord, error) {
+	rec := &daemonRecord{LogDir: opts.LogDir}
 	for _, name := range []string{"virtlogd", "libvirtd"} {
 		path, err := exec.LookPath(name)
 		if err != nil {
-			return fmt.Errorf("find %s (is libvirt-daemon installed? run `make deps`): %w", name, err)
+			return nil, errors.Join(fmt.Errorf("find %s (is libvirt-daemon installed? run `make deps`): %w", name, err), stopRecorded(ctx, rec))
 		}
 		ready := socketReady(filepath.Join(runDir, "virtlogd-sock"))
 		if name == "libvirtd" {
 			ready = func(context.Context) error { return connectErr() }
 		}
 		p, err := process.Start(ctx, process.Spec{
-			Name:           name,
-			Path:           path,
-			LogPath:        filepath.Join(d.opts.LogDir, name+".log"),
-			Ready:          ready,
-			ReadyTimeout:   30 * time.Second,
-			KeepWithParent: d.opts.KeepWithParent,
-			OnStart: func(id process.Identity) error {
-				return d.opts.Tracker.Track(state.ProcessResource(id))
-			},
-			Logger: d.opts.Logger,
+			Name: name, Path: path, LogPath: filepath.Join(opts.LogDir, name+".log"),
+			Ready: ready, ReadyTimeout: 30 * time.Second,
+			// Shared by every paritylab process: not tied to this one.
+			KeepWithParent: true,
+			Logger:         opts.Logger,
 		})
 		if err != nil {
-			return err
+			return nil, errors.Join(err, stopRecorded(ctx, rec))
 		}
-		d.processes = append(d.processes, p)
+		rec.Processes = append(rec.Processes, p.Identity())
 	}
-	d.opts.Logger.Info("Started libvirt daemons", "uri", URI)
-	return nil
+	opts.Logger.Info("Started libvirt daemons", "uri", URI)
+	return rec, nil
 }
 
 // runDir is where libvirt's system daemons put their sockets.

@@ -4,14 +4,17 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"libvirt.org/go/libvirt"
+	"libvirt.org/go/libvirtxml"
 
 	"github.com/paritylab/paritylab/lab/images"
 	"github.com/paritylab/paritylab/lab/libvirtd"
+	"github.com/paritylab/paritylab/lab/process"
 	"github.com/paritylab/paritylab/lab/state"
 )
 
@@ -159,7 +162,8 @@ func TestLedgerReapsAfterCrash(t *testing.T) {
 		}
 		poolName, dataDir = m.poolName, m.DataDir()
 		conn.Close()
-		// The "crash": the daemon goes away, the domains keep running.
+		// The "crash": the run lets go of the daemon (the last handle stops
+		// it), the domains keep running.
 		if d.Started() {
 			if err := d.Stop(); err != nil {
 				t.Fatal(err)
@@ -225,4 +229,119 @@ func TestProbeAccel(t *testing.T) {
 			t.Errorf("second probe must come from the cache: %+v %v", again, err)
 		}
 	}
+}
+
+// A UEFI host runs on OVMF with its own variable store, which removing the
+// host deletes with it.
+func TestUEFIHostHasItsOwnVariables(t *testing.T) {
+	conn := systemConn(t)
+	m := newManager(t, conn, state.Discard)
+	t.Cleanup(func() { _ = m.Close(context.Background()) })
+	h, err := m.Define(HostSpec{Name: "uefi-0", Firmware: FirmwareUEFI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := PowerOn(conn, h.UUID); err != nil {
+		t.Fatal(err)
+	}
+	dom, err := conn.LookupDomainByUUIDString(h.UUID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := dom.GetXMLDesc(0)
+	dom.Free()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var live libvirtxml.Domain
+	if err := live.Unmarshal(raw); err != nil {
+		t.Fatal(err)
+	}
+	if live.OS.Loader == nil || !strings.Contains(live.OS.Loader.Path, "OVMF") || live.OS.NVRam == nil {
+		t.Fatalf("running UEFI domain without OVMF and variables: %+v", live.OS)
+	}
+	nvram := live.OS.NVRam.NVRam
+	if _, err := os.Stat(nvram); err != nil {
+		t.Fatalf("variable store: %v", err)
+	}
+	if err := m.Remove("uefi-0"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(nvram); !os.IsNotExist(err) {
+		t.Fatalf("variable store %s left after Remove: %v", nvram, err)
+	}
+}
+
+// Domains and pools of a run whose owner died are found and removed without
+// any ledger; those of a live run are never touched.
+func TestOrphanReaper(t *testing.T) {
+	conn := systemConn(t)
+	dead := deadIdentity(t)
+	orphaned, err := New(Options{Conn: conn, RunID: "pl-orphan", SerialLogDir: t.TempDir(),
+		Owner: Metadata{OwnerPID: dead.PID, OwnerStartTicks: dead.StartTicks}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = orphaned.Close(context.Background()) })
+	lost, err := orphaned.Define(HostSpec{Name: "host-0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := PowerOn(conn, lost.UUID); err != nil {
+		t.Fatal(err)
+	}
+	alive := newManager(t, conn, state.Discard)
+	t.Cleanup(func() { _ = alive.Close(context.Background()) })
+	kept, err := alive.Define(HostSpec{Name: "host-0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	found, err := FindOrphans(conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Other orphans may exist on the machine; only this run's are ours to
+	// judge and remove here.
+	var ours []Orphan
+	var names []string
+	for _, o := range found {
+		if o.RunID == alive.opts.RunID {
+			t.Fatalf("a live run's object was called an orphan: %s", o)
+		}
+		if o.RunID == "pl-orphan" {
+			ours = append(ours, o)
+			names = append(names, o.Name)
+		}
+	}
+	if want := []string{"pl-orphan-host-0", "pl-orphan-pool"}; !slices.Equal(names, want) {
+		t.Fatalf("orphans of the dead run %v, want %v", names, want)
+	}
+	if err := RemoveOrphans(conn, ours); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.LookupDomainByUUIDString(lost.UUID); err == nil {
+		t.Error("orphaned domain survived")
+	}
+	if _, err := os.Stat(orphaned.DataDir()); !os.IsNotExist(err) {
+		t.Errorf("orphaned data dir survived: %v", err)
+	}
+	if _, err := conn.LookupDomainByUUIDString(kept.UUID); err != nil {
+		t.Errorf("a live run's domain was removed: %v", err)
+	}
+}
+
+// deadIdentity is the identity of a process that has exited.
+func deadIdentity(t *testing.T) process.Identity {
+	t.Helper()
+	p, err := process.Start(context.Background(), process.Spec{Name: "short", Path: "/bin/sleep", Args: []string{"300"},
+		LogPath: filepath.Join(t.TempDir(), "short.log")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := p.Identity()
+	if err := p.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	return id
 }

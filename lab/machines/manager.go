@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"libvirt.org/go/libvirt"
 
+	"github.com/paritylab/paritylab/lab/process"
 	"github.com/paritylab/paritylab/lab/state"
 )
 
@@ -96,6 +97,9 @@ func New(opts Options) (_ *Manager, retErr error) {
 	if err := opts.Tracker.Track(state.DirResource(opts.DataDir)); err != nil {
 		return nil, err
 	}
+	if err := writeRunRecord(opts.DataDir, opts.Owner); err != nil {
+		return nil, err
+	}
 	poolPath := filepath.Join(opts.DataDir, "pool")
 	if err := opts.Tracker.Track(poolResource(m.poolName, poolPath)); err != nil {
 		return nil, err
@@ -130,6 +134,15 @@ func (o *Options) defaults() error {
 		o.Logger = logr.Discard()
 	}
 	o.Owner.RunID = o.RunID
+	if o.Owner.OwnerPID == 0 {
+		// Without an owner a reaper could not tell a live run's domains
+		// from a dead one's; this process owns them then.
+		id, err := process.IdentityOf("machines", os.Getpid())
+		if err != nil {
+			return err
+		}
+		o.Owner.OwnerPID, o.Owner.OwnerStartTicks = id.PID, id.StartTicks
+	}
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -94,9 +95,9 @@ var _ = Describe("Cluster API core controllers on the hub", Label("lab"), func()
 		Expect(err).To(MatchError(ContainSubstring("spec.clusterName and spec.template.spec.clusterName must be set to the same value")))
 
 		By("scaling the MachineSet down to 1")
-		Expect(c.Get(ctx, client.ObjectKeyFromObject(ms), ms)).To(Succeed())
-		ms.Spec.Replicas = ptr.To[int32](1)
-		Expect(c.Update(ctx, ms)).To(Succeed())
+		// A merge patch of the replicas alone, as `kubectl scale` sends:
+		// the controllers write the MachineSet concurrently.
+		Expect(c.Patch(ctx, ms, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"replicas":1}}`)))).To(Succeed())
 		Eventually(func(g Gomega) {
 			g.Expect(ownedMachines(ctx, c, namespace)).To(HaveLen(1))
 		}).WithContext(ctx).Should(Succeed(), "the MachineSet controller deletes a Machine and the Machine controller finalizes it")

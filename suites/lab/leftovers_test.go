@@ -2,6 +2,7 @@ package labsuite
 
 import (
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/url"
 	"os"
@@ -11,6 +12,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/paritylab/paritylab/lab"
+	"github.com/paritylab/paritylab/lab/libvirtd"
 	"github.com/paritylab/paritylab/lab/machines"
 	"github.com/paritylab/paritylab/lab/process"
 	"github.com/paritylab/paritylab/lab/state"
@@ -106,4 +108,38 @@ func listening(addr string) bool {
 	}
 	c.Close()
 	return true
+}
+
+// expectLibvirtdReleased checks the machine's registry of libvirt daemon
+// users: this process holds no handle any more, and when no live user is
+// left, no daemon paritylab started remains.
+func expectLibvirtdReleased() {
+	users, err := os.ReadDir(filepath.Join(libvirtd.RegistryDir, "users"))
+	if os.IsNotExist(err) {
+		return
+	}
+	Expect(err).NotTo(HaveOccurred())
+	self := fmt.Sprintf("%d-", os.Getpid())
+	live := 0
+	for _, u := range users {
+		Expect(u.Name()).NotTo(HavePrefix(self), "this process still holds a libvirtd handle")
+		var rec struct{ Owner process.Identity }
+		raw, err := os.ReadFile(filepath.Join(libvirtd.RegistryDir, "users", u.Name()))
+		if err == nil && json.Unmarshal(raw, &rec) == nil && rec.Owner.Alive() {
+			live++
+		}
+	}
+	if live > 0 {
+		return // another paritylab process (a parallel test run) uses it
+	}
+	raw, err := os.ReadFile(filepath.Join(libvirtd.RegistryDir, "daemon.json"))
+	if os.IsNotExist(err) {
+		return
+	}
+	Expect(err).NotTo(HaveOccurred())
+	var rec struct{ Processes []process.Identity }
+	Expect(json.Unmarshal(raw, &rec)).To(Succeed())
+	for _, id := range rec.Processes {
+		Expect(id.Alive()).To(BeFalse(), "%s started by the lab still runs with no user left", id)
+	}
 }

@@ -46,6 +46,7 @@ var _ = AfterSuite(func(ctx SpecContext) {
 	}
 	Expect(shared.lab.Down(ctx)).To(Succeed())
 	expectNothingLeft(shared.before)
+	expectLibvirtdReleased()
 }, NodeTimeout(3*time.Minute))
 
 // artifactDir is a directory under $ARTIFACTS (Prow) or $ARTIFACT_DIR
