@@ -10,6 +10,8 @@ export GOFLAGS := -buildvcs=false
 
 CACHE_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/paritylab
 export PARITYLAB_BIN_DIR ?= $(CACHE_DIR)/bin
+# controller-runtime envtest (provider tests) finds the binaries here.
+export KUBEBUILDER_ASSETS ?= $(abspath $(PARITYLAB_BIN_DIR)/..)/kubebuilder-assets/$(shell awk '$$1 == "k8s.io/kubernetes" { print $$2 }' lab/binaries/modules/kube/go.mod)
 ARTIFACTS ?= $(CURDIR)/_artifacts
 export ARTIFACTS
 

@@ -53,3 +53,12 @@ kube_ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$kube_version -X
 build "$modules/etcd" etcd "$etcd_version" "-s -w"
 build "$modules/kube" kube-apiserver "$kube_version" "$kube_ldflags"
 build "$modules/kube" kube-controller-manager "$kube_version" "$kube_ldflags"
+
+# controller-runtime's envtest looks for plain names in $KUBEBUILDER_ASSETS:
+# a version-keyed directory of links to the binaries above.
+assets="$bin_dir/../kubebuilder-assets/$kube_version"
+mkdir -p "$assets"
+ln -sfn "../../bin/kube-apiserver-$kube_version" "$assets/kube-apiserver"
+ln -sfn "../../bin/kube-controller-manager-$kube_version" "$assets/kube-controller-manager"
+ln -sfn "../../bin/etcd-$etcd_version" "$assets/etcd"
+echo "  ok  envtest assets in $(cd "$assets" && pwd)"
