@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Fetches the kernel the lab's guests boot: Debian's cloud kernel package,
+# Fetches the kernel the lab's guests boot: Debian's generic kernel package
+# (the cloud kernel boots faster but has no AHCI driver, and guests read
+# config drives from the SATA CD-ROM),
 # downloaded (not installed on the host) and unpacked into a version-keyed
 # cache, ${PARITYLAB_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/paritylab}/guest-kernel/<version>/.
 # A version already unpacked is not fetched again; <cache>/current points at
@@ -7,7 +9,7 @@
 set -euo pipefail
 
 cache=${PARITYLAB_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/paritylab}/guest-kernel
-meta=linux-image-cloud-amd64
+meta=linux-image-amd64
 # The metapackage depends on exactly one versioned image package.
 pkg=$(apt-cache depends "$meta" 2>/dev/null | awk '$1 == "Depends:" && $2 ~ /^linux-image-/ { print $2; exit }')
 if [[ -z $pkg ]]; then

@@ -79,7 +79,7 @@ func (cp *ControlPlane) startAPIServer(ctx context.Context, etcdURL string) erro
 
 func (cp *ControlPlane) apiServerArgs(port int, etcdURL string) []string {
 	f := cp.files
-	return []string{
+	args := []string{
 		"--etcd-servers=" + etcdURL,
 		"--bind-address=" + ports.Loopback,
 		"--advertise-address=" + ports.Loopback,
@@ -88,7 +88,7 @@ func (cp *ControlPlane) apiServerArgs(port int, etcdURL string) []string {
 		"--tls-cert-file=" + f.servingCert(),
 		"--tls-private-key-file=" + f.servingKey(),
 		"--client-ca-file=" + f.caCert(),
-		"--authorization-mode=RBAC",
+		"--authorization-mode=" + strings.Join(cp.opts.AuthorizationModes, ","),
 		"--service-account-issuer=https://kubernetes.default.svc",
 		"--service-account-key-file=" + f.saPub(),
 		"--service-account-signing-key-file=" + f.saKey(),
@@ -102,6 +102,10 @@ func (cp *ControlPlane) apiServerArgs(port int, etcdURL string) []string {
 		// lab has no in-cluster clients that would use it.
 		"--endpoint-reconciler-type=none",
 	}
+	if len(cp.opts.AdmissionPlugins) > 0 {
+		args = append(args, "--enable-admission-plugins="+strings.Join(cp.opts.AdmissionPlugins, ","))
+	}
+	return args
 }
 
 func (cp *ControlPlane) writeAdminKubeconfig() error {

@@ -48,3 +48,19 @@ func restConfigFrom(raw []byte) (*rest.Config, error) {
 	cfg.QPS, cfg.Burst = 200, 400
 	return cfg, nil
 }
+
+// ClientKubeconfig issues a client certificate for user and groups, signed by
+// the control plane's CA, and renders it as a kubeconfig for server (the
+// control plane's own Server() when empty). Kubernetes reads the user and
+// groups from the certificate's common name and organizations, so this is
+// how a lab component gets an identity such as system:node:<name>.
+func (cp *ControlPlane) ClientKubeconfig(server, user string, groups ...string) ([]byte, error) {
+	if server == "" {
+		server = cp.server
+	}
+	cert, err := cp.creds.ca.ClientCert(user, groups...)
+	if err != nil {
+		return nil, err
+	}
+	return kubeconfigFor(cp.opts.Name, server, cp.creds.ca, cert)
+}

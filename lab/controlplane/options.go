@@ -25,6 +25,12 @@ type Options struct {
 	// ExtraSANs are added to the API server certificate, e.g. the QEMU
 	// user-mode gateway 10.0.2.2 through which VMs reach host loopback.
 	ExtraSANs []string
+	// AuthorizationModes is kube-apiserver's --authorization-mode list.
+	// Default RBAC; a workload cluster uses Node,RBAC as a real cluster does.
+	AuthorizationModes []string
+	// AdmissionPlugins are enabled in addition to kube-apiserver's default
+	// set, e.g. NodeRestriction. Default none.
+	AdmissionPlugins []string
 	// ControllerManager also runs kube-controller-manager.
 	ControllerManager bool
 	// Controllers is kube-controller-manager's --controllers list.
@@ -52,6 +58,9 @@ func (o *Options) defaults() error {
 	}
 	if o.LogDir == "" {
 		o.LogDir = filepath.Join(o.Dir, "logs")
+	}
+	if len(o.AuthorizationModes) == 0 {
+		o.AuthorizationModes = []string{"RBAC"}
 	}
 	if len(o.Controllers) == 0 {
 		o.Controllers = []string{"nodelifecycle", "namespace", "garbagecollector", "serviceaccount-token"}

@@ -79,8 +79,8 @@ func TestISOIsBootableAndCached(t *testing.T) {
 	if err != nil {
 		t.Fatalf("xorriso report: %v\n%s", err, out)
 	}
-	if !strings.Contains(string(out), "BIOS") {
-		t.Fatalf("ISO has no BIOS El Torito boot entry:\n%s", out)
+	if !strings.Contains(string(out), "BIOS") || !strings.Contains(string(out), "UEFI") {
+		t.Fatalf("ISO needs BIOS and UEFI El Torito boot entries:\n%s", out)
 	}
 	again, err := s.MarkerISO(m)
 	if err != nil || again != iso {
@@ -135,4 +135,25 @@ func gunzip(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+func TestConfigDrive(t *testing.T) {
+	s := openStore(t)
+	cd := ConfigDrive{UserData: []byte(`{"mode":"node"}`), MetaData: map[string]string{"uuid": "u-1", "hostname": "host-0"}}
+	iso, err := s.ConfigDriveISO(cd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("xorriso", "-indev", iso, "-pvd_info").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "Volume Id    : config-2") {
+		t.Fatalf("config drive label: %v\n%s", err, out)
+	}
+	dst := t.TempDir() + "/user_data"
+	if out, err := exec.Command("xorriso", "-osirrox", "on", "-indev", iso, "-extract", "/openstack/latest/user_data", dst).CombinedOutput(); err != nil {
+		t.Fatalf("extract user_data: %v\n%s", err, out)
+	}
+	data, err := os.ReadFile(dst)
+	if err != nil || string(data) != `{"mode":"node"}` {
+		t.Fatalf("user_data: %v %q", err, data)
+	}
 }

@@ -9,10 +9,14 @@ import (
 	"strings"
 )
 
-// ISOSpec describes a bootable ISO: the guest kernel with an initramfs,
-// booted by isolinux on BIOS machines.
+// ISOSpec describes a bootable hybrid image: the guest kernel with an
+// initramfs, booted by isolinux on BIOS machines and by GRUB on UEFI ones,
+// from a CD-ROM or written to a disk (an isohybrid MBR, and a GPT with an
+// EFI system partition).
 type ISOSpec struct {
-	// Label is the ISO 9660 volume ID (at most 32 characters).
+	// Label is the ISO 9660 volume ID (at most 32 characters); GRUB finds
+	// the image by it, so two images a host may hold at once need
+	// different labels.
 	Label string
 	// Initramfs is what the kernel boots into.
 	Initramfs InitramfsSpec
@@ -29,6 +33,7 @@ type isoKey struct {
 	Cmdline   string    `json:"cmdline"`
 	Files     []fileKey `json:"files"`
 	Isolinux  string    `json:"isolinux"`
+	GRUB      []string  `json:"grub"`
 }
 
 // ISO builds (or finds in the cache) a bootable ISO.
@@ -48,7 +53,7 @@ func (s *Store) ISO(spec ISOSpec) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("isolinux (package isolinux; run `make deps`): %w", err)
 	}
-	key := isoKey{Label: spec.Label, Initramfs: filepath.Base(initrd), Cmdline: spec.Cmdline, Files: files, Isolinux: isolinux}
+	key := isoKey{Label: spec.Label, Initramfs: filepath.Base(initrd), Cmdline: spec.Cmdline, Files: files, Isolinux: isolinux, GRUB: grubModules}
 	return s.cached(key, ".iso", func(tmp string) error { return s.writeISO(tmp, spec, initrd) })
 }
 
@@ -61,12 +66,22 @@ func (s *Store) writeISO(dest string, spec ISOSpec, initrd string) error {
 	if err := s.layoutISO(tree, spec, initrd); err != nil {
 		return err
 	}
+	esp := filepath.Join(filepath.Dir(tree), filepath.Base(tree)+".esp")
+	defer os.Remove(esp)
+	if err := writeESP(esp, spec.Label, spec.Cmdline); err != nil {
+		return err
+	}
 	var out bytes.Buffer
 	cmd := exec.Command("xorriso", "-as", "mkisofs", "-quiet",
 		"-o", dest, "-V", spec.Label, "-J", "-R",
+		// BIOS: isolinux from a CD, and through the hybrid MBR from a disk.
 		"-isohybrid-mbr", isohybridMBR,
 		"-b", "isolinux/isolinux.bin", "-c", "isolinux/boot.cat",
 		"-no-emul-boot", "-boot-load-size", "4", "-boot-info-table",
+		// UEFI: the ESP as an appended GPT partition, also the El Torito
+		// EFI boot image of the CD.
+		"-eltorito-alt-boot", "-e", "--interval:appended_partition_2:all::", "-no-emul-boot",
+		"-append_partition", "2", "0xef", esp, "-isohybrid-gpt-basdat",
 		tree)
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {

@@ -11,7 +11,7 @@ import (
 
 // Kernel is an unpacked guest kernel.
 type Kernel struct {
-	// Version is the kernel release, e.g. 6.1.0-56-cloud-amd64.
+	// Version is the kernel release, e.g. 6.1.0-56-amd64.
 	Version string
 	// Vmlinuz is the kernel image.
 	Vmlinuz string

@@ -345,3 +345,63 @@ func deadIdentity(t *testing.T) process.Identity {
 	}
 	return id
 }
+
+// Hosts boot the lab's hybrid images both ways the lab uses them, from
+// virtual media and written to their disk, with either firmware.
+func TestBootsImageFromCDAndDisk(t *testing.T) {
+	conn := systemConn(t)
+	m := newManager(t, conn, state.Discard)
+	t.Cleanup(func() { _ = m.Close(context.Background()) })
+	for _, fw := range []Firmware{FirmwareBIOS, FirmwareUEFI} {
+		t.Run(string(fw), func(t *testing.T) { bootCDThenDisk(t, conn, m, fw) })
+	}
+}
+
+func bootCDThenDisk(t *testing.T, conn *libvirt.Connect, m *Manager, fw Firmware) {
+	h, err := m.Define(HostSpec{Name: "boot-" + string(fw), Firmware: fw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	iso := markerISO(t, string(fw)+"-cd", m.DataDir())
+	if err := SetMedia(conn, h.UUID, iso); err != nil {
+		t.Fatal(err)
+	}
+	def, _ := Definition(conn, h.UUID)
+	SetBootOrder(def, BootCdrom, BootDisk)
+	if err := Redefine(conn, def); err != nil {
+		t.Fatal(err)
+	}
+	if err := PowerOn(conn, h.UUID); err != nil {
+		t.Fatal(err)
+	}
+	if !waitForLine(context.Background(), h.SerialLog, images.MarkerPrefix+" "+string(fw)+"-cd", 90*time.Second) {
+		raw, _ := os.ReadFile(h.SerialLog)
+		t.Fatalf("%s host did not boot the CD:\n%s", fw, raw)
+	}
+	if err := PowerOff(conn, h.UUID); err != nil {
+		t.Fatal(err)
+	}
+
+	disk := markerISO(t, string(fw)+"-disk", t.TempDir())
+	if err := WriteImage(conn, h, disk); err != nil {
+		t.Fatal(err)
+	}
+	if err := SetMedia(conn, h.UUID, ""); err != nil {
+		t.Fatal(err)
+	}
+	def, _ = Definition(conn, h.UUID)
+	SetBootOrder(def, BootDisk, BootCdrom)
+	if err := Redefine(conn, def); err != nil {
+		t.Fatal(err)
+	}
+	if err := PowerOn(conn, h.UUID); err != nil {
+		t.Fatal(err)
+	}
+	if !waitForLine(context.Background(), h.SerialLog, images.MarkerPrefix+" "+string(fw)+"-disk", 90*time.Second) {
+		raw, _ := os.ReadFile(h.SerialLog)
+		t.Fatalf("%s host did not boot the image written to its disk:\n%s", fw, raw)
+	}
+	if err := WriteImage(conn, h, disk); err == nil {
+		t.Fatal("writing the disk of a running host must be refused")
+	}
+}

@@ -2,6 +2,7 @@ package machines
 
 import (
 	"fmt"
+	"os/exec"
 
 	"libvirt.org/go/libvirt"
 	"libvirt.org/go/libvirtxml"
@@ -153,4 +154,19 @@ func SetMedia(conn *libvirt.Connect, uuid, path string) error {
 		}
 		return nil
 	})
+}
+
+// WriteImage writes a raw disk image onto a powered-off host's disk, in
+// place of the deploy agent a real bare-metal provisioner boots to do it.
+func WriteImage(conn *libvirt.Connect, h *Host, image string) error {
+	if on, err := IsOn(conn, h.UUID); err != nil {
+		return err
+	} else if on {
+		return fmt.Errorf("write image to %s: host is powered on", h.Spec.Name)
+	}
+	out, err := exec.Command("qemu-img", "convert", "-n", "-f", "raw", "-O", "qcow2", image, h.Disk).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("write image to %s: qemu-img: %w: %s", h.Spec.Name, err, out)
+	}
+	return nil
 }

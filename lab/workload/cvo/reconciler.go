@@ -1,0 +1,96 @@
+package cvo
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+)
+
+// Name is the name of the one ClusterVersion a cluster has.
+const Name = "version"
+
+// DefaultUpgradeDuration is how long an accepted update stays Partial unless
+// configured otherwise.
+const DefaultUpgradeDuration = 5 * time.Second
+
+// Reconciler applies spec.desiredUpdate of ClusterVersion "version".
+type Reconciler struct {
+	Client client.Client
+	// UpgradeDuration is how long an accepted update stays Partial.
+	// Default DefaultUpgradeDuration.
+	UpgradeDuration time.Duration
+	// Releases are releases the lab knows besides the update graph; an
+	// update by image learns its version from them, as the real operator
+	// reads it from the payload.
+	Releases []configv1.Release
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+}
+
+// SetupWithManager watches ClusterVersion "version".
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("lab-cluster-version-operator").
+		For(&configv1.ClusterVersion{}, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
+			return o.GetName() == Name
+		}))).
+		Complete(r)
+}
+
+// Reconcile brings status in line with spec and requeues itself while an
+// update is in progress.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	cv := &configv1.ClusterVersion{}
+	if err := r.Client.Get(ctx, req.NamespacedName, cv); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	before := cv.Status.DeepCopy()
+	left := r.sync(cv, r.now())
+	if !equality.Semantic.DeepEqual(before, &cv.Status) {
+		ctrl.LoggerFrom(ctx).V(1).Info("updating status", "desired", cv.Status.Desired.Version, "completesIn", left)
+		if err := r.Client.Status().Update(ctx, cv); err != nil {
+			return ctrl.Result{}, fmt.Errorf("update ClusterVersion status: %w", err)
+		}
+	}
+	return ctrl.Result{RequeueAfter: left}, nil
+}
+
+// sync computes the new status and returns how long until the update in
+// progress completes.
+func (r *Reconciler) sync(cv *configv1.ClusterVersion, now time.Time) time.Duration {
+	st := &cv.Status
+	t, ref := resolve(cv, r.Releases)
+	if ref != nil {
+		setRefused(st, ref, now)
+	} else {
+		if t.release.Image != st.Desired.Image {
+			begin(st, t, now)
+		}
+		setAccepted(st, st.Desired, now)
+	}
+	left := advance(st, r.upgradeDuration(), now)
+	setProgressConditions(st, now)
+	st.ObservedGeneration = cv.Generation
+	return left
+}
+
+func (r *Reconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+func (r *Reconciler) upgradeDuration() time.Duration {
+	if r.UpgradeDuration > 0 {
+		return r.UpgradeDuration
+	}
+	return DefaultUpgradeDuration
+}
