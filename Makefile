@@ -61,8 +61,9 @@ $(CONTROLLER_GEN):
 ##@ Build
 
 .PHONY: build
-build: ## Build the paritylab CLI into bin/.
+build: ## Build the paritylab CLI and the in-guest lab-agent into bin/.
 	go build -o $(PARITYLAB) ./cmd/paritylab
+	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o bin/lab-agent ./cmd/lab-agent
 
 .PHONY: generate
 generate: tools ## Regenerate deepcopy code and CRD manifests.

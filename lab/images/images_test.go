@@ -106,7 +106,9 @@ func cpioList(t *testing.T, path string) string {
 func cpioFile(t *testing.T, archive, name string) []byte {
 	t.Helper()
 	dir := t.TempDir()
-	cmd := exec.Command("cpio", "-id", "--quiet", name)
+	// Without -d: like the kernel, cpio must find each parent directory
+	// already created by an earlier entry.
+	cmd := exec.Command("cpio", "-i", "--quiet")
 	cmd.Dir = dir
 	cmd.Stdin = bytes.NewReader(gunzip(t, archive))
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -130,29 +130,36 @@ func (s *Store) moduleEntries(names []string) ([]entry, error) {
 	return out, nil
 }
 
-// writeEntries writes parent directories first, then entries in path
-// order, so the archive is the same for the same content.
+// writeEntries writes every directory first (sorted, so each parent comes
+// before its children: the kernel's unpacker creates no missing parents),
+// then files and links in path order, so the archive is the same for the
+// same content.
 func writeEntries(cw *cpioWriter, entries []entry) {
 	paths := make([]string, 0, len(entries))
-	explicitDirs := map[string]bool{}
+	dirs := map[string]bool{}
 	for _, e := range entries {
 		paths = append(paths, e.path)
 		if e.perm&modeDir != 0 {
-			explicitDirs[e.path] = true
+			dirs[e.path] = true
 		}
 	}
 	for _, d := range parents(paths) {
-		if !explicitDirs[d] {
-			cw.dir(d)
-		}
+		dirs[d] = true
+	}
+	sortedDirs := make([]string, 0, len(dirs))
+	for d := range dirs {
+		sortedDirs = append(sortedDirs, d)
+	}
+	sort.Strings(sortedDirs)
+	for _, d := range sortedDirs {
+		cw.dir(d)
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].path < entries[j].path })
 	for _, e := range entries {
 		switch {
+		case e.perm&modeDir != 0:
 		case e.link != "":
 			cw.symlink(e.path, e.link)
-		case e.perm&modeDir != 0:
-			cw.dir(e.path)
 		default:
 			cw.file(e.path, e.perm, e.content)
 		}

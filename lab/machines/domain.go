@@ -50,6 +50,10 @@ type DomainSpec struct {
 	SerialLog string
 	// MAC of the NIC.
 	MAC string
+	// Subnet is the user-mode network of the NIC, a /24 such as
+	// 10.100.3.0: the guest gets .15 by DHCP and reaches host loopback at
+	// .2. Empty: QEMU's default 10.0.2.0/24.
+	Subnet string
 	// Serial is the SMBIOS system serial number the guest sees.
 	Serial   string
 	Metadata Metadata
@@ -137,13 +141,7 @@ func devices(s DomainSpec) *libvirtxml.DomainDeviceList {
 				ReadOnly: &libvirtxml.DomainDiskReadOnly{},
 			},
 		},
-		Interfaces: []libvirtxml.DomainInterface{{
-			// QEMU user-mode networking: the guest reaches host loopback
-			// services at 10.0.2.2; nothing is added to the host network.
-			Source: &libvirtxml.DomainInterfaceSource{User: &libvirtxml.DomainInterfaceSourceUser{}},
-			MAC:    &libvirtxml.DomainInterfaceMAC{Address: s.MAC},
-			Model:  &libvirtxml.DomainInterfaceModel{Type: "virtio"},
-		}},
+		Interfaces: []libvirtxml.DomainInterface{userNIC(s)},
 		Serials: []libvirtxml.DomainSerial{{
 			Source: &libvirtxml.DomainChardevSource{File: &libvirtxml.DomainChardevSourceFile{Path: s.SerialLog, Append: "on"}},
 			Target: &libvirtxml.DomainSerialTarget{Port: uintPtr(0)},
@@ -162,6 +160,22 @@ func devices(s DomainSpec) *libvirtxml.DomainDeviceList {
 }
 
 func uintPtr(v uint) *uint { return &v }
+
+// userNIC is a virtio NIC on QEMU user-mode networking: the guest reaches
+// host loopback services at the gateway (.2 of its subnet); nothing is
+// added to the host network. A subnet per host gives every node its own
+// address, as on a real network.
+func userNIC(s DomainSpec) libvirtxml.DomainInterface {
+	nic := libvirtxml.DomainInterface{
+		Source: &libvirtxml.DomainInterfaceSource{User: &libvirtxml.DomainInterfaceSourceUser{}},
+		MAC:    &libvirtxml.DomainInterfaceMAC{Address: s.MAC},
+		Model:  &libvirtxml.DomainInterfaceModel{Type: "virtio"},
+	}
+	if s.Subnet != "" {
+		nic.IP = []libvirtxml.DomainInterfaceIP{{Address: s.Subnet, Family: "ipv4", Prefix: 24}}
+	}
+	return nic
+}
 
 // SetBootOrder gives the named devices boot orders 1, 2, ... and clears the
 // others, the way a BMC's boot override is applied to a domain.

@@ -12,7 +12,7 @@ func testSpec() DomainSpec {
 	return DomainSpec{
 		Name: "pl-test-host-0", Accel: AccelTCG, VCPUs: 2, MemoryMiB: 512, Firmware: FirmwareBIOS,
 		DiskPath: "/var/lib/paritylab/pl-test/pool/pl-test-host-0.qcow2", SerialLog: "/tmp/host-0.log",
-		MAC: MACFor("host-0"), Serial: "pl-test-host-0",
+		MAC: MACFor("host-0"), Serial: "pl-test-host-0", Subnet: "10.100.3.0",
 		Metadata: Metadata{RunID: "pl-test", Host: "host-0", OwnerPID: 42, OwnerStartTicks: 7, StateDir: "/s"},
 	}
 }
@@ -61,8 +61,12 @@ func TestNewDomainAsLibvirtSeesIt(t *testing.T) {
 	if got.Type != "qemu" {
 		t.Errorf("TCG domain type %q, want qemu", got.Type)
 	}
-	if got.Devices.Interfaces[0].MAC.Address != MACFor("host-0") || got.Devices.Interfaces[0].Source.User == nil {
-		t.Errorf("NIC must be user-mode with the derived MAC: %+v", got.Devices.Interfaces[0])
+	nic := got.Devices.Interfaces[0]
+	if nic.MAC.Address != MACFor("host-0") || nic.Source.User == nil {
+		t.Errorf("NIC must be user-mode with the derived MAC: %+v", nic)
+	}
+	if len(nic.IP) != 1 || nic.IP[0].Address != "10.100.3.0" || nic.IP[0].Prefix != 24 {
+		t.Errorf("NIC must carry the host's user-mode subnet: %+v", nic.IP)
 	}
 	cd, err := Cdrom(got)
 	if err != nil {

@@ -56,6 +56,9 @@ type HostSpec struct {
 	Firmware Firmware
 	// MAC, default MACFor(Name).
 	MAC string
+	// Subnet of the host's user-mode network (a /24); default one per
+	// host of the run, 10.100.<n>.0 for the run's n-th host.
+	Subnet string
 }
 
 // Host is a defined lab host.
@@ -77,8 +80,9 @@ type Manager struct {
 	poolName string
 	pool     *libvirt.StoragePool
 
-	mu    sync.Mutex
-	hosts map[string]*Host
+	mu      sync.Mutex
+	hosts   map[string]*Host
+	defined int // hosts ever defined, for subnets
 }
 
 // New creates the run's data dir and storage pool.
@@ -187,6 +191,10 @@ func (m *Manager) Define(spec HostSpec) (*Host, error) {
 	if _, dup := m.hosts[spec.Name]; dup {
 		return nil, fmt.Errorf("host %s already defined", spec.Name)
 	}
+	if spec.Subnet == "" {
+		spec.Subnet = fmt.Sprintf("10.100.%d.0", m.defined%250)
+	}
+	m.defined++
 	h := &Host{Spec: spec, Domain: m.opts.RunID + "-" + spec.Name,
 		SerialLog: filepath.Join(m.opts.SerialLogDir, spec.Name+".log")}
 	disk, err := createVolume(m.pool, h.Domain+".qcow2", spec.DiskGiB)
@@ -210,7 +218,7 @@ func (m *Manager) defineDomain(h *Host) error {
 	meta.Host = h.Spec.Name
 	def, err := NewDomain(DomainSpec{
 		Name: h.Domain, Accel: m.opts.Accel, VCPUs: h.Spec.VCPUs, MemoryMiB: h.Spec.MemoryMiB,
-		Firmware: h.Spec.Firmware, DiskPath: h.Disk, SerialLog: h.SerialLog, MAC: h.Spec.MAC,
+		Firmware: h.Spec.Firmware, DiskPath: h.Disk, SerialLog: h.SerialLog, MAC: h.Spec.MAC, Subnet: h.Spec.Subnet,
 		Serial: h.Domain, Metadata: meta,
 	})
 	if err != nil {

@@ -1,0 +1,125 @@
+// Command lab-agent runs inside the lab's guests. In a discovery image it
+// registers the host with the lab's assisted service, reports its real
+// inventory and installs the host when told to; in the installed node
+// image it joins the workload cluster as a kubelet would.
+//
+//	lab-agent boot        decide from the image and its config sources
+//	lab-agent inventory   print the inventory as JSON
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/paritylab/paritylab/lab/assisted/agentapi"
+)
+
+func main() {
+	log.SetFlags(log.LstdFlags | log.LUTC)
+	log.SetPrefix("lab-agent: ")
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: lab-agent boot|inventory")
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	sys := newSystem()
+	var err error
+	switch os.Args[1] {
+	case "boot":
+		err = boot(ctx, sys)
+	case "inventory":
+		err = json.NewEncoder(os.Stdout).Encode(sys.inventory())
+	default:
+		err = fmt.Errorf("unknown command %q", os.Args[1])
+	}
+	if err != nil {
+		log.Printf("error: %v", err)
+		os.Exit(1)
+	}
+}
+
+// boot finds what to do: a discovery image registers (config baked in, or
+// from a config-2 drive); a node image joins its cluster (config at the end
+// of its disk, or from a config-2 drive). It retries until configured.
+func boot(ctx context.Context, sys *system) error {
+	kind := sys.read(strings.TrimPrefix(agentapi.ImageKindFile, "/"))
+	log.Printf("booted a %s image", kind)
+	for {
+		var err error
+		switch kind {
+		case agentapi.ImageDiscovery:
+			err = bootDiscovery(ctx, sys)
+		case agentapi.ImageNode:
+			err = bootNode(ctx, sys)
+		default:
+			return fmt.Errorf("unknown image kind %q in %s", kind, agentapi.ImageKindFile)
+		}
+		if err == nil {
+			return nil
+		}
+		log.Printf("%v; retrying", err)
+		if !sleep(ctx, 5*time.Second) {
+			return ctx.Err()
+		}
+	}
+}
+
+func bootDiscovery(ctx context.Context, sys *system) error {
+	var cfg agentapi.DiscoveryConfig
+	raw, err := os.ReadFile(sys.path(agentapi.DiscoveryConfigFile))
+	switch {
+	case err == nil:
+		if err := json.Unmarshal(raw, &cfg); err != nil {
+			return fmt.Errorf("discovery config: %w", err)
+		}
+	case errors.Is(err, os.ErrNotExist):
+		ud, err := sys.readConfigDrive()
+		if err != nil {
+			return fmt.Errorf("no baked discovery config and %w", err)
+		}
+		if ud.Discovery == nil {
+			return errors.New("config drive holds no discovery config")
+		}
+		cfg = *ud.Discovery
+	default:
+		return err
+	}
+	return runDiscovery(ctx, sys, cfg)
+}
+
+func bootNode(ctx context.Context, sys *system) error {
+	disk := sys.bootDisk()
+	cfg, err := readConfigArea(disk)
+	if errors.Is(err, errNoConfigArea) {
+		ud, cdErr := sys.readConfigDrive()
+		if cdErr != nil {
+			return fmt.Errorf("no node config on %s and %w", disk, cdErr)
+		}
+		if ud.Node == nil {
+			return errors.New("config drive holds no node config")
+		}
+		cfg = *ud.Node
+	} else if err != nil {
+		return err
+	}
+	return runNode(ctx, sys, cfg)
+}
+
+// bootDisk is the first disk that is not an optical drive.
+func (s *system) bootDisk() string {
+	for _, d := range s.disks() {
+		if d.DriveType != "ODD" {
+			return d.Path
+		}
+	}
+	return "/dev/vda"
+}

@@ -1,0 +1,90 @@
+package agentapi
+
+// Files in the guest images.
+const (
+	// ImageKindFile says which image booted: "discovery" or "node".
+	ImageKindFile = "/etc/paritylab/image"
+	// DiscoveryConfigFile is baked into an InfraEnv's discovery image.
+	DiscoveryConfigFile = "/etc/paritylab/agent.json"
+)
+
+// Image kinds.
+const (
+	ImageDiscovery = "discovery"
+	ImageNode      = "node"
+)
+
+// DiscoveryConfig tells an agent where to register and as what.
+type DiscoveryConfig struct {
+	InfraEnvID string `json:"infraEnvID"`
+	Token      string `json:"token"`
+	// ServicePort is the service's port on the host; the guest reaches the
+	// host at its default gateway (QEMU user-mode networking).
+	ServicePort int `json:"servicePort"`
+	// ServiceHost overrides the gateway (tests, other networks).
+	ServiceHost string `json:"serviceHost,omitempty"`
+}
+
+// InstallArgs are the arguments of a StepInstall.
+type InstallArgs struct {
+	Role      string `json:"role"`
+	Bootstrap bool   `json:"bootstrap,omitempty"`
+	// InstallationDisk is the device to write, e.g. /dev/vda.
+	InstallationDisk string `json:"installation_disk"`
+	// ImagePath is the node image on the service (GET, same token).
+	ImagePath   string `json:"image_path"`
+	ImageSHA256 string `json:"image_sha256"`
+	// Node is written next to the image for the installed node to read.
+	Node NodeConfig `json:"node"`
+}
+
+// NodeConfig is what an installed node needs to join its cluster, the
+// lab's stand-in for the ignition an OpenShift node boots with.
+type NodeConfig struct {
+	// Name of the Node (the host name).
+	Name string `json:"name"`
+	// ProviderID, when set, goes on the Node.
+	ProviderID string            `json:"providerID,omitempty"`
+	Labels     map[string]string `json:"labels,omitempty"`
+	Taints     []Taint           `json:"taints,omitempty"`
+	// APIPort is the workload cluster's API server port on the host,
+	// reached at APIHost or else the guest's default gateway.
+	APIPort int    `json:"apiPort"`
+	APIHost string `json:"apiHost,omitempty"`
+	// TLSServerName is the name the API server certificate is checked
+	// for (the guest connects by gateway address).
+	TLSServerName string `json:"tlsServerName"`
+	// CACert, ClientCert and ClientKey (PEM) authenticate the node as
+	// system:node:<Name>.
+	CACert     string `json:"caCert"`
+	ClientCert string `json:"clientCert"`
+	ClientKey  string `json:"clientKey"`
+	// KubeletVersion is reported in the Node's status.
+	KubeletVersion string `json:"kubeletVersion,omitempty"`
+	// Report, when set, is where the node reports its last install stages.
+	Report *ReportTarget `json:"report,omitempty"`
+}
+
+// Taint is a Node taint.
+type Taint struct {
+	Key    string `json:"key"`
+	Value  string `json:"value,omitempty"`
+	Effect string `json:"effect"`
+}
+
+// ReportTarget is the assisted service host record to report to.
+type ReportTarget struct {
+	InfraEnvID  string `json:"infraEnvID"`
+	HostID      string `json:"hostID"`
+	Token       string `json:"token"`
+	ServicePort int    `json:"servicePort"`
+	ServiceHost string `json:"serviceHost,omitempty"`
+}
+
+// UserData is what a provisioner hands a host on a config drive: a
+// discovery config (CAPI: the bootstrap provider's data) or a node config
+// (MAPI: the cluster's worker user data).
+type UserData struct {
+	Discovery *DiscoveryConfig `json:"discovery,omitempty"`
+	Node      *NodeConfig      `json:"node,omitempty"`
+}
