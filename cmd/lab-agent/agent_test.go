@@ -142,3 +142,27 @@ func TestISOLabel(t *testing.T) {
 		t.Fatal("a file that is not ISO 9660 must fail")
 	}
 }
+
+func TestParseUserData(t *testing.T) {
+	plain := `{"node":{"name":"worker-0","apiPort":6443}}`
+	ud, err := parseUserData([]byte(plain))
+	if err != nil || ud.Node == nil || ud.Node.Name != "worker-0" {
+		t.Fatalf("plain: %+v %v", ud, err)
+	}
+	ign := `{"ignition":{"version":"3.2.0"},"storage":{"files":[{"path":"/etc/other","contents":{"source":"data:,x"}},` +
+		`{"path":"/etc/paritylab/userdata.json","contents":{"source":"data:,%7B%22discovery%22%3A%7B%22infraEnvID%22%3A%22ie-9%22%7D%7D"}}]}}`
+	ud, err = parseUserData([]byte(ign))
+	if err != nil || ud.Discovery == nil || ud.Discovery.InfraEnvID != "ie-9" {
+		t.Fatalf("ignition: %+v %v", ud, err)
+	}
+	b64 := `{"ignition":{"version":"3.2.0"},"storage":{"files":[{"path":"/etc/paritylab/userdata.json","contents":{"source":"data:;base64,eyJub2RlIjp7Im5hbWUiOiJuIn19"}}]}}`
+	if ud, err = parseUserData([]byte(b64)); err != nil || ud.Node == nil || ud.Node.Name != "n" {
+		t.Fatalf("base64: %+v %v", ud, err)
+	}
+	if _, err := parseUserData([]byte(`{"ignition":{"version":"3.2.0"}}`)); err == nil {
+		t.Fatal("ignition without the user data file must fail")
+	}
+	if _, err := parseUserData([]byte(`not json`)); err == nil {
+		t.Fatal("garbage must fail")
+	}
+}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -28,7 +27,8 @@ func (s *system) readConfigDrive() (agentapi.UserData, error) {
 		if err != nil {
 			continue
 		}
-		if err := json.Unmarshal(raw, &ud); err != nil {
+		ud, err := parseUserData(raw)
+		if err != nil {
 			return ud, fmt.Errorf("config drive user data: %w", err)
 		}
 		return ud, nil

@@ -195,7 +195,7 @@ func driveType(name, rotational string) string {
 const minInstallDiskBytes = 1 << 30
 
 func eligibility(d agentv1beta1.HostDisk) agentv1beta1.HostInstallationEligibility {
-	var reasons []string
+	reasons := []string{}
 	if d.DriveType == "ODD" {
 		reasons = append(reasons, "Disk is an optical drive")
 	}

@@ -23,7 +23,9 @@ func hostPath(infraEnv, host string) string {
 
 // InstructionsPath is GET (next steps, also the heartbeat) and POST (a
 // step reply).
-func InstructionsPath(infraEnv, host string) string { return hostPath(infraEnv, host) + "/instructions" }
+func InstructionsPath(infraEnv, host string) string {
+	return hostPath(infraEnv, host) + "/instructions"
+}
 
 // ProgressPath is PUT with a Progress.
 func ProgressPath(infraEnv, host string) string { return hostPath(infraEnv, host) + "/progress" }

@@ -88,3 +88,8 @@ type UserData struct {
 	Discovery *DiscoveryConfig `json:"discovery,omitempty"`
 	Node      *NodeConfig      `json:"node,omitempty"`
 }
+
+// UserDataFile is where an Ignition config hands the agent its UserData:
+// a provisioner's user data may be Ignition (what a bootstrap provider
+// produces) or a UserData document.
+const UserDataFile = "/etc/paritylab/userdata.json"

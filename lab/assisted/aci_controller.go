@@ -1,0 +1,180 @@
+package assisted
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"time"
+
+	hivev1 "github.com/openshift/hive/apis/hive/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	agentv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
+	hiveextv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/hiveextensions/v1beta1"
+)
+
+// installRecheck paces the install flow while hosts work.
+const installRecheck = 3 * time.Second
+
+func (s *Service) setupACIController(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).Named("assisted-agentclusterinstall").
+		For(&hiveextv1beta1.AgentClusterInstall{}).
+		Watches(&agentv1beta1.Agent{}, handler.EnqueueRequestsFromMapFunc(s.aciForAgent)).
+		Watches(&hivev1.ClusterDeployment{}, handler.EnqueueRequestsFromMapFunc(s.aciForCD)).
+		Complete(reconcile.Func(s.reconcileACI))
+}
+
+func (s *Service) aciForAgent(ctx context.Context, obj client.Object) []reconcile.Request {
+	a := obj.(*agentv1beta1.Agent)
+	aci, err := s.aciOfAgent(ctx, a)
+	if err != nil || aci == nil {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: aci.Namespace, Name: aci.Name}}}
+}
+
+func (s *Service) aciForCD(ctx context.Context, obj client.Object) []reconcile.Request {
+	aci, err := s.aciOfCluster(ctx, ClusterKey{Namespace: obj.GetNamespace(), Name: obj.GetName()})
+	if err != nil || aci == nil {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: aci.Namespace, Name: aci.Name}}}
+}
+
+// install is one reconcile's view of a cluster install.
+type install struct {
+	aci     *hiveextv1beta1.AgentClusterInstall
+	cd      *hivev1.ClusterDeployment
+	version string
+	agents  []agentv1beta1.Agent
+}
+
+func (i *install) key() ClusterKey { return ClusterKey{Namespace: i.cd.Namespace, Name: i.cd.Name} }
+
+func (s *Service) reconcileACI(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	aci := &hiveextv1beta1.AgentClusterInstall{}
+	if err := s.client.Get(ctx, req.NamespacedName, aci); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !aci.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	before := aci.Status.DeepCopy()
+	in, syncErr := s.loadInstall(ctx, aci)
+	if syncErr != nil {
+		setACICondition(aci, hiveextv1beta1.ConditionSpecSynced, false, "InputError", syncErr.Error())
+		return ctrl.Result{}, s.saveACI(ctx, aci, before)
+	}
+	setACICondition(aci, hiveextv1beta1.ConditionSpecSynced, true, "SyncOK", "The Spec has been successfully applied")
+	result, err := s.advance(ctx, in)
+	s.summarize(in)
+	if saveErr := s.saveACI(ctx, aci, before); saveErr != nil {
+		return ctrl.Result{}, saveErr
+	}
+	return result, err
+}
+
+func (s *Service) saveACI(ctx context.Context, aci *hiveextv1beta1.AgentClusterInstall, before *hiveextv1beta1.AgentClusterInstallStatus) error {
+	if equality.Semantic.DeepEqual(before, &aci.Status) {
+		return nil
+	}
+	return s.client.Status().Update(ctx, aci)
+}
+
+// loadInstall reads what an install needs; an error is a spec problem.
+func (s *Service) loadInstall(ctx context.Context, aci *hiveextv1beta1.AgentClusterInstall) (*install, error) {
+	cd := &hivev1.ClusterDeployment{}
+	if err := s.client.Get(ctx, client.ObjectKey{Namespace: aci.Namespace, Name: aci.Spec.ClusterDeploymentRef.Name}, cd); err != nil {
+		return nil, fmt.Errorf("ClusterDeployment %s: %v", aci.Spec.ClusterDeploymentRef.Name, err)
+	}
+	if aci.Spec.ImageSetRef == nil || aci.Spec.ImageSetRef.Name == "" {
+		return nil, fmt.Errorf("spec.imageSetRef is required: name the ClusterImageSet to install")
+	}
+	imageSet := &hivev1.ClusterImageSet{}
+	if err := s.client.Get(ctx, client.ObjectKey{Name: aci.Spec.ImageSetRef.Name}, imageSet); err != nil {
+		return nil, fmt.Errorf("ClusterImageSet %s: %v", aci.Spec.ImageSetRef.Name, err)
+	}
+	version, err := releaseVersion(imageSet)
+	if err != nil {
+		return nil, err
+	}
+	agents, err := s.boundAgents(ctx, &agentv1beta1.ClusterReference{Namespace: cd.Namespace, Name: cd.Name})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(agents, func(i, j int) bool { return hostname(&agents[i]) < hostname(&agents[j]) })
+	return &install{aci: aci, cd: cd, version: version, agents: agents}, nil
+}
+
+var versionRE = regexp.MustCompile(`(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)`)
+
+// releaseVersion reads the OpenShift version from the release image tag
+// (ocp-release:4.17.3-x86_64), else from the ClusterImageSet name.
+func releaseVersion(is *hivev1.ClusterImageSet) (string, error) {
+	for _, candidate := range []string{tagOf(is.Spec.ReleaseImage), is.Name} {
+		if m := versionRE.FindString(candidate); m != "" {
+			return trimArch(m), nil
+		}
+	}
+	return "", fmt.Errorf("cannot tell the OpenShift version of release image %q (tag or ClusterImageSet name must carry it)", is.Spec.ReleaseImage)
+}
+
+func tagOf(image string) string {
+	if i := lastIndex(image, '@'); i >= 0 {
+		return ""
+	}
+	if i := lastIndex(image, ':'); i >= 0 && lastIndex(image, '/') < i {
+		return image[i+1:]
+	}
+	return ""
+}
+
+func trimArch(v string) string {
+	for _, arch := range []string{"-x86_64", "-aarch64", "-multi"} {
+		if len(v) > len(arch) && v[len(v)-len(arch):] == arch {
+			return v[:len(v)-len(arch)]
+		}
+	}
+	return v
+}
+
+func lastIndex(s string, c byte) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// setACICondition sets a hive install condition, moving its transition
+// time only when its status changes.
+func setACICondition(aci *hiveextv1beta1.AgentClusterInstall, t hivev1.ClusterInstallConditionType, ok bool, reason, msg string) {
+	status := corev1.ConditionFalse
+	if ok {
+		status = corev1.ConditionTrue
+	}
+	now := metav1.Now()
+	for i := range aci.Status.Conditions {
+		c := &aci.Status.Conditions[i]
+		if c.Type != t {
+			continue
+		}
+		if c.Status != status {
+			c.LastTransitionTime = now
+		}
+		c.Status, c.Reason, c.Message = status, reason, msg
+		return
+	}
+	aci.Status.Conditions = append(aci.Status.Conditions, hivev1.ClusterInstallCondition{
+		Type: t, Status: status, Reason: reason, Message: msg, LastTransitionTime: now, LastProbeTime: now,
+	})
+}

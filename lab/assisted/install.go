@@ -1,0 +1,375 @@
+package assisted
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
+	"strings"
+
+	"github.com/google/uuid"
+	hivev1 "github.com/openshift/hive/apis/hive/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/paritylab/paritylab/lab/assisted/agentapi"
+	agentv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
+	hiveextv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/hiveextensions/v1beta1"
+)
+
+func setState(aci *hiveextv1beta1.AgentClusterInstall, state, info string) {
+	aci.Status.DebugInfo.State, aci.Status.DebugInfo.StateInfo = state, info
+}
+
+// advance moves an install one step along its states.
+func (s *Service) advance(ctx context.Context, in *install) (ctrl.Result, error) {
+	aci := in.aci
+	switch aci.Status.DebugInfo.State {
+	case "", hiveextv1beta1.ClusterStateInsufficient, hiveextv1beta1.ClusterStateReady:
+		return s.advancePreInstall(ctx, in)
+	case hiveextv1beta1.ClusterStatePreparingForInstallation:
+		return s.prepare(ctx, in)
+	case hiveextv1beta1.ClusterStateInstalling:
+		return s.advanceInstalling(in)
+	case hiveextv1beta1.ClusterStateFinalizing:
+		return s.finalize(ctx, in)
+	case hiveextv1beta1.ClusterStateAddingHosts:
+		return s.addHosts(ctx, in)
+	}
+	return ctrl.Result{}, nil
+}
+
+func (s *Service) advancePreInstall(ctx context.Context, in *install) (ctrl.Result, error) {
+	if err := s.assignRoles(ctx, in); err != nil {
+		return ctrl.Result{}, err
+	}
+	if ok, why := readiness(in); !ok {
+		setState(in.aci, hiveextv1beta1.ClusterStateInsufficient, "Cluster is not ready for install: "+why)
+		return ctrl.Result{}, nil
+	}
+	if in.aci.Spec.HoldInstallation {
+		setState(in.aci, hiveextv1beta1.ClusterStateReady, "Cluster is ready for installation; it is held by spec.holdInstallation")
+		return ctrl.Result{}, nil
+	}
+	setState(in.aci, hiveextv1beta1.ClusterStatePreparingForInstallation, "Preparing cluster for installation")
+	s.events.add(in.aci.Namespace, in.aci.Name, "Cluster %s is ready; installation starts", in.cd.Name)
+	return ctrl.Result{Requeue: true}, nil
+}
+
+// readiness says whether the bound, approved, validated hosts fill the
+// cluster's provisioning requirements.
+func readiness(in *install) (bool, string) {
+	want := in.aci.Spec.ProvisionRequirements
+	masters, workers := readyCounts(in.agents)
+	switch {
+	case masters < want.ControlPlaneAgents:
+		return false, fmt.Sprintf("%d of %d required control-plane hosts are ready (approved and passing validations)", masters, want.ControlPlaneAgents)
+	case masters > want.ControlPlaneAgents:
+		return false, fmt.Sprintf("%d control-plane hosts are ready but the cluster wants %d", masters, want.ControlPlaneAgents)
+	case workers < want.WorkerAgents:
+		return false, fmt.Sprintf("%d of %d required worker hosts are ready (approved and passing validations)", workers, want.WorkerAgents)
+	}
+	return true, ""
+}
+
+func readyCounts(agents []agentv1beta1.Agent) (masters, workers int) {
+	for i := range agents {
+		a := &agents[i]
+		if !conditionTrue(a, agentv1beta1.ConditionRequirementsMet) || !a.Spec.Approved {
+			continue
+		}
+		if effectiveRole(a) == agentv1beta1.HostRoleMaster {
+			masters++
+		} else {
+			workers++
+		}
+	}
+	return masters, workers
+}
+
+func conditionTrue(a *agentv1beta1.Agent, t conditionsv1.ConditionType) bool {
+	for _, c := range a.Status.Conditions {
+		if c.Type == t {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// assignRoles resolves auto-assign hosts: masters until the control plane
+// is full, then workers, in hostname order.
+func (s *Service) assignRoles(ctx context.Context, in *install) error {
+	masters := 0
+	for i := range in.agents {
+		if in.agents[i].Spec.Role == agentv1beta1.HostRoleMaster {
+			masters++
+		}
+	}
+	for i := range in.agents {
+		a := &in.agents[i]
+		if a.Spec.Role != "" && a.Spec.Role != agentv1beta1.HostRoleAutoAssign {
+			continue
+		}
+		role := agentv1beta1.HostRoleWorker
+		if masters < in.aci.Spec.ProvisionRequirements.ControlPlaneAgents {
+			role, masters = agentv1beta1.HostRoleMaster, masters+1
+		}
+		if a.Status.Role == role {
+			continue
+		}
+		a.Status.Role = role
+		if err := s.patchAgentStatus(ctx, a.Namespace, a.Name, func(st *agentv1beta1.AgentStatus) { st.Role = role }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// prepare creates the workload cluster and starts every host's install.
+func (s *Service) prepare(ctx context.Context, in *install) (ctrl.Result, error) {
+	spoke, err := s.opts.Spokes.Create(ctx, in.key(), in.version)
+	if err != nil {
+		setACICondition(in.aci, hiveextv1beta1.ConditionLastInstallationPreparationFailed, true, "Error", "Preparing the cluster failed: "+err.Error())
+		return ctrl.Result{RequeueAfter: installRecheck}, nil
+	}
+	setACICondition(in.aci, hiveextv1beta1.ConditionLastInstallationPreparationFailed, false, "Success", "The last installation preparation succeeded")
+	bootstrap := true
+	for i := range in.agents {
+		a := &in.agents[i]
+		if !conditionTrue(a, agentv1beta1.ConditionRequirementsMet) {
+			continue
+		}
+		isBootstrap := bootstrap && effectiveRole(a) == agentv1beta1.HostRoleMaster
+		if isBootstrap {
+			bootstrap = false
+		}
+		if err := s.startInstall(ctx, in, a, spoke, isBootstrap, false); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	setState(in.aci, hiveextv1beta1.ClusterStateInstalling, "Installation in progress")
+	return ctrl.Result{RequeueAfter: installRecheck}, nil
+}
+
+// startInstall queues a host's install step and marks it installing.
+func (s *Service) startInstall(ctx context.Context, in *install, a *agentv1beta1.Agent, spoke Spoke, bootstrap, day2 bool) error {
+	args, err := s.installArgs(ctx, a, spoke, bootstrap)
+	if err != nil {
+		return err
+	}
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return err
+	}
+	s.registry.queue(a.Name, agentapi.StepInstall, raw)
+	kind := agentv1beta1.HostKindHost
+	if day2 {
+		kind = agentv1beta1.HostKindAddToExistingClusterHost
+	}
+	s.events.add(a.Namespace, a.Name, "Host %s: install started as %s", hostname(a), args.Role)
+	return s.patchAgentStatus(ctx, a.Namespace, a.Name, func(st *agentv1beta1.AgentStatus) {
+		st.DebugInfo.State = agentv1beta1.AgentStateInstalling
+		st.DebugInfo.StateInfo = "Installation is in progress"
+		st.Bootstrap = bootstrap
+		st.Kind = kind
+	})
+}
+
+// installArgs tells a host what to install and how its node joins.
+func (s *Service) installArgs(ctx context.Context, a *agentv1beta1.Agent, spoke Spoke, bootstrap bool) (agentapi.InstallArgs, error) {
+	img, err := s.ensureNodeImage()
+	if err != nil {
+		return agentapi.InstallArgs{}, err
+	}
+	ie, err := s.infraEnvOf(ctx, a)
+	if err != nil {
+		return agentapi.InstallArgs{}, err
+	}
+	ieID := string(ie.UID)
+	name := hostname(a)
+	cert, key, err := spoke.NodeCredentials(name)
+	if err != nil {
+		return agentapi.InstallArgs{}, fmt.Errorf("node credentials for %s: %w", name, err)
+	}
+	return agentapi.InstallArgs{
+		Role: string(effectiveRole(a)), Bootstrap: bootstrap,
+		InstallationDisk: installDisk(a).Path,
+		ImagePath:        agentapi.BasePath + "/infra-envs/" + ieID + "/downloads/node-image",
+		ImageSHA256:      img.sha256,
+		Node: agentapi.NodeConfig{
+			Name: name, ProviderID: providerIDFromOverrides(a.Spec.IgnitionConfigOverrides),
+			Labels: selfLabels(a.Spec.NodeLabels), APIPort: spoke.APIPort(), TLSServerName: spoke.TLSServerName(),
+			CACert: string(spoke.CACertPEM()), ClientCert: string(cert), ClientKey: string(key),
+			KubeletVersion: spoke.KubernetesVersion(),
+			Report:         &agentapi.ReportTarget{InfraEnvID: ieID, HostID: a.Name, Token: s.tokens.forInfraEnv(ieID), ServicePort: s.Port()},
+		},
+	}, nil
+}
+
+func (s *Service) infraEnvOf(ctx context.Context, a *agentv1beta1.Agent) (*agentv1beta1.InfraEnv, error) {
+	ie := &agentv1beta1.InfraEnv{}
+	name := a.Labels[agentv1beta1.InfraEnvNameLabel]
+	if err := s.client.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: name}, ie); err != nil {
+		return nil, fmt.Errorf("InfraEnv %s of agent %s: %w", name, a.Name, err)
+	}
+	return ie, nil
+}
+
+// selfLabels are the node labels a node may set on itself (NodeRestriction
+// forbids most kubernetes.io labels); the service sets the rest after join.
+func selfLabels(labels map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range labels {
+		if !restrictedLabel(k) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func restrictedLabel(key string) bool {
+	prefix, _, ok := strings.Cut(key, "/")
+	if !ok {
+		return false
+	}
+	return prefix == "kubernetes.io" || strings.HasSuffix(prefix, ".kubernetes.io") || prefix == "k8s.io" || strings.HasSuffix(prefix, ".k8s.io")
+}
+
+func (s *Service) advanceInstalling(in *install) (ctrl.Result, error) {
+	if failed := failedHost(in.agents); failed != "" {
+		setState(in.aci, hiveextv1beta1.ClusterStateError, "Installation failed: host "+failed+" failed")
+		s.events.add(in.aci.Namespace, in.aci.Name, "Installation of %s failed on %s", in.cd.Name, failed)
+		return ctrl.Result{}, nil
+	}
+	if allDone(in.agents, agentv1beta1.HostRoleMaster) {
+		setState(in.aci, hiveextv1beta1.ClusterStateFinalizing, "Finalizing cluster installation")
+	}
+	return ctrl.Result{RequeueAfter: installRecheck}, nil
+}
+
+func failedHost(agents []agentv1beta1.Agent) string {
+	for i := range agents {
+		if agents[i].Status.Progress.CurrentStage == agentv1beta1.HostStageFailed {
+			return hostname(&agents[i])
+		}
+	}
+	return ""
+}
+
+// allDone says whether every installing host (of a role, or all when role
+// is "") reported Done.
+func allDone(agents []agentv1beta1.Agent, role agentv1beta1.HostRole) bool {
+	for i := range agents {
+		a := &agents[i]
+		if a.Status.Kind == agentv1beta1.HostKindAddToExistingClusterHost || !installStates[a.Status.DebugInfo.State] {
+			continue
+		}
+		if role != "" && effectiveRole(a) != role {
+			continue
+		}
+		if a.Status.Progress.CurrentStage != agentv1beta1.HostStageDone {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Service) finalize(ctx context.Context, in *install) (ctrl.Result, error) {
+	if failed := failedHost(in.agents); failed != "" {
+		setState(in.aci, hiveextv1beta1.ClusterStateError, "Installation failed: host "+failed+" failed")
+		return ctrl.Result{}, nil
+	}
+	if !allDone(in.agents, "") {
+		return ctrl.Result{RequeueAfter: installRecheck}, nil
+	}
+	spoke := s.opts.Spokes.Get(in.key())
+	if spoke == nil {
+		return ctrl.Result{}, fmt.Errorf("workload cluster %s is gone", in.key())
+	}
+	if err := s.publishCluster(ctx, in, spoke); err != nil {
+		return ctrl.Result{}, err
+	}
+	setState(in.aci, hiveextv1beta1.ClusterStateAddingHosts, "Cluster is installed; it accepts day-2 hosts")
+	s.events.add(in.aci.Namespace, in.aci.Name, "Cluster %s installed", in.cd.Name)
+	return ctrl.Result{}, nil
+}
+
+// publishCluster writes the admin kubeconfig and password Secrets and marks
+// the ClusterDeployment installed, as assisted-service does for hive.
+func (s *Service) publishCluster(ctx context.Context, in *install, spoke Spoke) error {
+	kubeconfig := in.cd.Name + "-admin-kubeconfig"
+	password := in.cd.Name + "-admin-password"
+	pw := make([]byte, 12)
+	_, _ = rand.Read(pw)
+	if err := s.ensureSecret(ctx, in, kubeconfig, map[string][]byte{"kubeconfig": spoke.AdminKubeconfig()}); err != nil {
+		return err
+	}
+	if err := s.ensureSecret(ctx, in, password, map[string][]byte{"username": []byte("kubeadmin"), "password": []byte(hex.EncodeToString(pw))}); err != nil {
+		return err
+	}
+	meta := &hivev1.ClusterMetadata{
+		ClusterID: uuid.NewString(), InfraID: in.cd.Name + "-" + hex.EncodeToString(pw[:3]),
+		AdminKubeconfigSecretRef: corev1.LocalObjectReference{Name: kubeconfig},
+		AdminPasswordSecretRef:   &corev1.LocalObjectReference{Name: password},
+	}
+	if in.cd.Spec.ClusterMetadata == nil {
+		in.cd.Spec.ClusterMetadata = meta
+	}
+	in.cd.Spec.Installed = true
+	if err := s.client.Update(ctx, in.cd); err != nil {
+		return fmt.Errorf("mark ClusterDeployment %s installed: %w", in.cd.Name, err)
+	}
+	if in.aci.Spec.ClusterMetadata == nil {
+		patch := client.MergeFrom(in.aci.DeepCopy())
+		in.aci.Spec.ClusterMetadata = in.cd.Spec.ClusterMetadata
+		status := in.aci.Status.DeepCopy()
+		if err := s.client.Patch(ctx, in.aci, patch); err != nil {
+			return fmt.Errorf("record cluster metadata on %s: %w", in.aci.Name, err)
+		}
+		in.aci.Status = *status
+	}
+	return nil
+}
+
+func (s *Service) ensureSecret(ctx context.Context, in *install, name string, data map[string][]byte) error {
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: in.cd.Namespace}, Data: data, Type: corev1.SecretTypeOpaque}
+	if err := controllerutil.SetOwnerReference(in.cd, secret, s.client.Scheme()); err != nil {
+		return err
+	}
+	if err := s.client.Create(ctx, secret); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("create secret %s: %w", name, err)
+	}
+	return nil
+}
+
+// addHosts installs day-2 hosts bound to an installed cluster.
+func (s *Service) addHosts(ctx context.Context, in *install) (ctrl.Result, error) {
+	spoke := s.opts.Spokes.Get(in.key())
+	if spoke == nil {
+		return ctrl.Result{}, nil
+	}
+	busy := false
+	for i := range in.agents {
+		a := &in.agents[i]
+		if installStates[a.Status.DebugInfo.State] {
+			busy = busy || a.Status.Progress.CurrentStage != agentv1beta1.HostStageDone
+			continue
+		}
+		if conditionTrue(a, agentv1beta1.ConditionRequirementsMet) && a.Spec.Approved {
+			if err := s.startInstall(ctx, in, a, spoke, false, true); err != nil {
+				return ctrl.Result{}, err
+			}
+			busy = true
+		}
+	}
+	if busy {
+		return ctrl.Result{RequeueAfter: installRecheck}, nil
+	}
+	return ctrl.Result{}, nil
+}

@@ -1,0 +1,100 @@
+package assisted
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	agentv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
+)
+
+func (s *Service) spokeClient(key ClusterKey) (client.Client, error) {
+	if c, ok := s.spokeClients.Load(key); ok {
+		return c.(client.Client), nil
+	}
+	spoke := s.opts.Spokes.Get(key)
+	if spoke == nil {
+		return nil, fmt.Errorf("no workload cluster %s", key)
+	}
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(spoke.AdminKubeconfig())
+	if err != nil {
+		return nil, fmt.Errorf("workload cluster %s kubeconfig: %w", key, err)
+	}
+	c, err := client.New(cfg, client.Options{})
+	if err != nil {
+		return nil, err
+	}
+	s.spokeClients.Store(key, c)
+	return c, nil
+}
+
+// labelJoinedNode gives a joined node its role labels and the Agent's node
+// labels, which NodeRestriction keeps the node from setting itself.
+func (s *Service) labelJoinedNode(ctx context.Context, a *agentv1beta1.Agent) error {
+	ref := a.Spec.ClusterDeploymentName
+	if ref == nil {
+		return nil
+	}
+	c, err := s.spokeClient(ClusterKey{Namespace: ref.Namespace, Name: ref.Name})
+	if err != nil {
+		return err
+	}
+	labels := map[string]string{}
+	for k, v := range a.Spec.NodeLabels {
+		labels[k] = v
+	}
+	switch effectiveRole(a) {
+	case agentv1beta1.HostRoleMaster:
+		labels["node-role.kubernetes.io/master"] = ""
+		labels["node-role.kubernetes.io/control-plane"] = ""
+	default:
+		labels["node-role.kubernetes.io/worker"] = ""
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": labels}})
+	node := &corev1.Node{}
+	node.Name = hostname(a)
+	// The node registered just before it reported Joined; allow for the
+	// API server's view to catch up.
+	return wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		err := c.Patch(ctx, node, client.RawPatch(types.MergePatchType, patch))
+		return err == nil, client.IgnoreNotFound(err)
+	})
+}
+
+var providerIDRE = regexp.MustCompile(`(?:KUBELET_PROVIDERID=|--provider-id=|providerID:\s*)"?([a-zA-Z0-9]+://[^\s"'\\]+)`)
+
+// providerIDFromOverrides finds the provider ID a bootstrap provider put
+// into an Agent's ignition config overrides (a kubelet setting in a file).
+func providerIDFromOverrides(overrides string) string {
+	if overrides == "" {
+		return ""
+	}
+	var ign struct {
+		Storage struct {
+			Files []struct {
+				Contents struct{ Source string } `json:"contents"`
+			} `json:"files"`
+		} `json:"storage"`
+	}
+	if json.Unmarshal([]byte(overrides), &ign) != nil {
+		return ""
+	}
+	for _, f := range ign.Storage.Files {
+		data, err := decodeDataURL(f.Contents.Source)
+		if err != nil {
+			continue
+		}
+		if m := providerIDRE.FindSubmatch(data); m != nil {
+			return string(m[1])
+		}
+	}
+	return ""
+}

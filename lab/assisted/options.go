@@ -1,0 +1,83 @@
+package assisted
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	"github.com/paritylab/paritylab/lab/images"
+)
+
+// Options configure the service. Images, Agent and Spokes are required.
+type Options struct {
+	// Images builds the discovery and node images.
+	Images *images.Store
+	// Agent is the lab-agent binary baked into images (lab/agentbin).
+	Agent string
+	// Spokes creates the workload clusters installs produce.
+	Spokes Spokes
+	// Requirements are the per-role hardware minimums; default the ones
+	// assisted-service documents (DefaultRequirements).
+	Requirements *Requirements
+	// HeartbeatTimeout is how long without contact disconnects a host.
+	// Default 3m, as upstream.
+	HeartbeatTimeout time.Duration
+	// Logger. Default discard.
+	Logger logr.Logger
+}
+
+func (o *Options) defaults() error {
+	switch {
+	case o.Images == nil:
+		return errors.New("assisted: Images is required")
+	case o.Agent == "":
+		return errors.New("assisted: Agent is required")
+	case o.Spokes == nil:
+		return errors.New("assisted: Spokes is required")
+	}
+	if o.Requirements == nil {
+		r := DefaultRequirements()
+		o.Requirements = &r
+	}
+	if o.HeartbeatTimeout == 0 {
+		o.HeartbeatTimeout = 3 * time.Minute
+	}
+	if o.Logger.GetSink() == nil {
+		o.Logger = logr.Discard()
+	}
+	return nil
+}
+
+// Spokes creates and removes workload clusters.
+type Spokes interface {
+	// Create starts the workload cluster of a ClusterDeployment at an
+	// OpenShift version; creating one that exists returns it.
+	Create(ctx context.Context, key ClusterKey, version string) (Spoke, error)
+	// Get returns a running workload cluster, or nil.
+	Get(key ClusterKey) Spoke
+	// Delete stops and removes one.
+	Delete(ctx context.Context, key ClusterKey) error
+}
+
+// ClusterKey names a ClusterDeployment.
+type ClusterKey struct{ Namespace, Name string }
+
+func (k ClusterKey) String() string { return k.Namespace + "/" + k.Name }
+
+// Spoke is a workload cluster nodes join.
+type Spoke interface {
+	// APIPort is the API server's port on host loopback.
+	APIPort() int
+	// TLSServerName is a name on the API server's certificate.
+	TLSServerName() string
+	// CACertPEM is the API server's CA.
+	CACertPEM() []byte
+	// NodeCredentials issues a client certificate for system:node:<name>.
+	NodeCredentials(node string) (certPEM, keyPEM []byte, err error)
+	// AdminKubeconfig reaches the API server at https://127.0.0.1:<port>.
+	AdminKubeconfig() []byte
+	// KubernetesVersion is what its kubelets report.
+	KubernetesVersion() string
+}
