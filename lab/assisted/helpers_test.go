@@ -33,8 +33,8 @@ type noSpokes struct{}
 func (noSpokes) Create(context.Context, ClusterKey, string) (Spoke, error) {
 	return nil, errors.New("no workload clusters in this test")
 }
-func (noSpokes) Get(ClusterKey) Spoke                        { return nil }
-func (noSpokes) Delete(context.Context, ClusterKey) error     { return nil }
+func (noSpokes) Get(ClusterKey) Spoke                     { return nil }
+func (noSpokes) Delete(context.Context, ClusterKey) error { return nil }
 
 // hub is a real API server with the assisted service running in process.
 type hub struct {
