@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 )
 
@@ -46,7 +47,9 @@ func Start(ctx context.Context, opts Options) (*Operator, error) {
 		return nil, errors.New("cluster-version operator: RESTConfig is required")
 	}
 	if opts.Logger.GetSink() == nil {
-		opts.Logger = logr.Discard()
+		// Not logr.Discard(): its nil sink makes controller-runtime fall
+		// back to its global logger.
+		opts.Logger = logr.New(ctrllog.NullLogSink{})
 	}
 	mgr, err := newManager(opts)
 	if err != nil {

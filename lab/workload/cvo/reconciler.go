@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
 // Name is the name of the one ClusterVersion a cluster has.
@@ -33,6 +34,8 @@ type Reconciler struct {
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
 }
+
+var _ reconcile.Reconciler = (*Reconciler)(nil)
 
 // SetupWithManager watches ClusterVersion "version".
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {

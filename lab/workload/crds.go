@@ -1,0 +1,24 @@
+package workload
+
+import "github.com/paritylab/paritylab/lab/crds"
+
+// ConfigAPI is the part of OpenShift's config.openshift.io API a workload
+// cluster carries (ClusterVersion and Infrastructure), read from the
+// openshift/api module as the Default feature set ships it.
+func ConfigAPI() crds.Set {
+	const dir = "config/v1/zz_generated.crd-manifests/"
+	return crds.Set{
+		Name:   "OpenShift config API",
+		Module: "github.com/openshift/api",
+		Files: []string{
+			dir + "0000_00_cluster-version-operator_01_clusterversions-Default.crd.yaml",
+			dir + "0000_10_config-operator_01_infrastructures-Default.crd.yaml",
+		},
+	}
+}
+
+// crdSets are the APIs of a workload cluster: OpenShift runs the machine
+// API and the bare-metal operator inside the cluster it manages.
+func crdSets() []crds.Set {
+	return []crds.Set{ConfigAPI(), crds.MachineAPI(), crds.Metal3()}
+}

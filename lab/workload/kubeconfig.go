@@ -1,0 +1,45 @@
+package workload
+
+import (
+	"errors"
+	"fmt"
+
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// KubeconfigFor returns the admin kubeconfig pointed at server: Server()
+// (also when empty) for host processes, GuestServer() for lab VMs. The
+// serving certificate names both addresses.
+func (c *Cluster) KubeconfigFor(server string) ([]byte, error) {
+	if server == "" {
+		server = c.Server()
+	}
+	cfg, err := clientcmd.Load(c.cp.Kubeconfig())
+	if err != nil {
+		return nil, fmt.Errorf("load admin kubeconfig: %w", err)
+	}
+	for _, cl := range cfg.Clusters {
+		cl.Server = server
+	}
+	raw, err := clientcmd.Write(*cfg)
+	if err != nil {
+		return nil, fmt.Errorf("render admin kubeconfig for %s: %w", server, err)
+	}
+	return raw, nil
+}
+
+// IssueNodeKubeconfig issues the identity of a kubelet for node nodeName
+// (client certificate CN=system:node:<nodeName>, O=system:nodes, signed by
+// the cluster CA) as a kubeconfig pointed at server (Server() when empty).
+// With it a lab node agent may register that Node, update its status and
+// renew its Lease in kube-node-lease, and nothing of other nodes.
+func (c *Cluster) IssueNodeKubeconfig(nodeName, server string) ([]byte, error) {
+	if nodeName == "" {
+		return nil, errors.New("issue node kubeconfig: node name is empty")
+	}
+	raw, err := c.cp.ClientKubeconfig(server, "system:node:"+nodeName, "system:nodes")
+	if err != nil {
+		return nil, fmt.Errorf("issue kubeconfig for node %s: %w", nodeName, err)
+	}
+	return raw, nil
+}
