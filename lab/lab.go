@@ -15,11 +15,13 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/paritylab/paritylab/lab/assisted"
 	"github.com/paritylab/paritylab/lab/controllers"
 	"github.com/paritylab/paritylab/lab/hub"
 	"github.com/paritylab/paritylab/lab/logs"
 	"github.com/paritylab/paritylab/lab/process"
 	"github.com/paritylab/paritylab/lab/state"
+	"github.com/paritylab/paritylab/lab/workload"
 )
 
 // Ledger value keys, read by Status and by Down from another process.
@@ -48,6 +50,8 @@ type Lab struct {
 	client      client.Client
 	hostsLayer  hostsLayer
 	inventory   *Inventory
+	spokes      *spokes
+	assisted    *assisted.Service
 
 	done []step // steps that ran, for undo
 }
@@ -194,6 +198,15 @@ func (l *Lab) KubeconfigPath() string { return filepath.Join(l.opts.StateDir, "k
 
 // StateDir holds the run's ledger, lock and data.
 func (l *Lab) StateDir() string { return l.opts.StateDir }
+
+// Assisted is the lab's assisted service.
+func (l *Lab) Assisted() *assisted.Service { return l.assisted }
+
+// Workload returns the workload cluster installed for a ClusterDeployment,
+// or nil.
+func (l *Lab) Workload(namespace, name string) *workload.Cluster {
+	return l.spokes.Cluster(assisted.ClusterKey{Namespace: namespace, Name: name})
+}
 
 // Inventory lists the run's hosts; nil when the lab has none.
 func (l *Lab) Inventory() *Inventory { return l.inventory }

@@ -14,16 +14,16 @@ import (
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	capm3v1beta1 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta1"
 	machinev1beta1 "github.com/openshift/api/machine/v1beta1"
-	hivev1 "github.com/openshift/hive/apis/hive/v1"
 
+	"github.com/paritylab/paritylab/lab/agentbin"
+	"github.com/paritylab/paritylab/lab/assisted"
 	"github.com/paritylab/paritylab/lab/capi"
 	"github.com/paritylab/paritylab/lab/controllers"
 	"github.com/paritylab/paritylab/lab/crds"
 	"github.com/paritylab/paritylab/lab/hub/local"
+	"github.com/paritylab/paritylab/lab/images"
 	"github.com/paritylab/paritylab/lab/logs"
 	"github.com/paritylab/paritylab/lab/process"
-	agentv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
-	hiveextv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/hiveextensions/v1beta1"
 )
 
 func (l *Lab) startHub(ctx context.Context) error {
@@ -62,11 +62,16 @@ func (l *Lab) startControllers(ctx context.Context) error {
 		return err
 	}
 	logs.SetGlobal(logger)
+	components, err := l.hubComponents(ctx)
+	if err != nil {
+		f.Close()
+		return err
+	}
 	host, err := controllers.Start(ctx, controllers.Options{
 		RESTConfig:  l.hub.RESTConfig(),
 		WebhookHost: l.hub.WebhookHost(),
 		CertDir:     filepath.Join(l.opts.StateDir, "webhook-certs"),
-		Components:  hubComponents(),
+		Components:  components,
 		Logger:      logger,
 	})
 	if err != nil {
@@ -88,6 +93,9 @@ func (l *Lab) stopControllers(ctx context.Context) error {
 	if l.controllers != nil {
 		errs = append(errs, l.controllers.Stop(ctx))
 	}
+	if l.spokes != nil {
+		errs = append(errs, l.spokes.stopAll(ctx))
+	}
 	for _, c := range l.closeOnStop {
 		errs = append(errs, c.Close())
 	}
@@ -95,21 +103,40 @@ func (l *Lab) stopControllers(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// hubComponents are what runs in process on a local hub. APIs whose
-// controllers later issues add (metal3, machine API, hive, assisted service)
-// are installed as CRDs now so the hub serves every type a scenario uses.
-func hubComponents() []controllers.Component {
+// hubComponents are what runs in process on a local hub: Cluster API core,
+// the lab's assisted service (with workload clusters as its spokes), and
+// the CRDs of APIs whose controllers run elsewhere (the machine API runs in
+// workload clusters).
+func (l *Lab) hubComponents(ctx context.Context) ([]controllers.Component, error) {
+	store, err := images.Open(images.StoreOptions{})
+	if err != nil {
+		return nil, err
+	}
+	cache, err := images.CacheDir()
+	if err != nil {
+		return nil, err
+	}
+	agent, err := agentbin.Path(ctx, cache)
+	if err != nil {
+		return nil, err
+	}
+	l.spokes = newSpokes(l.opts.StateDir, l.opts.LogDir, l.ledger)
+	svc, err := assisted.New(assisted.Options{Images: store, Agent: agent, Spokes: l.spokes, Logger: l.opts.Logger.WithName("assisted")})
+	if err != nil {
+		return nil, err
+	}
+	l.assisted = svc
 	return []controllers.Component{
 		capi.New(capi.Options{}),
+		svc,
 		&controllers.CRDsOnly{
 			ComponentName: "infrastructure-apis",
-			Sets:          []crds.Set{crds.MachineAPI(), crds.Metal3(), crds.CAPM3(), crds.Hive(), crds.Assisted()},
+			Sets:          []crds.Set{crds.MachineAPI(), crds.Metal3(), crds.CAPM3()},
 			Schemes: []func(*runtime.Scheme) error{
 				machinev1beta1.Install, bmov1alpha1.AddToScheme, capm3v1beta1.AddToScheme,
-				hivev1.AddToScheme, agentv1beta1.AddToScheme, hiveextv1beta1.AddToScheme,
 			},
 		},
-	}
+	}, nil
 }
 
 func encodeIdentity(id process.Identity) string {

@@ -1,0 +1,149 @@
+package lab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"sync"
+
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/paritylab/paritylab/lab/assisted"
+	"github.com/paritylab/paritylab/lab/binaries"
+	"github.com/paritylab/paritylab/lab/state"
+	"github.com/paritylab/paritylab/lab/workload"
+)
+
+// spokes are the workload clusters installs create, one local control plane
+// each, recorded in the run's ledger.
+type spokes struct {
+	stateDir, logDir string
+	tracker          state.Tracker
+
+	mu       sync.Mutex
+	clusters map[assisted.ClusterKey]*spoke
+}
+
+var _ assisted.Spokes = (*spokes)(nil)
+
+func newSpokes(stateDir, logDir string, tracker state.Tracker) *spokes {
+	return &spokes{stateDir: stateDir, logDir: logDir, tracker: tracker, clusters: map[assisted.ClusterKey]*spoke{}}
+}
+
+func (s *spokes) Create(ctx context.Context, key assisted.ClusterKey, version string) (assisted.Spoke, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sp, ok := s.clusters[key]; ok {
+		return sp, nil
+	}
+	name := key.Namespace + "-" + key.Name
+	c, err := workload.Start(ctx, workload.Options{
+		Name: name, Dir: filepath.Join(s.stateDir, "spokes", name), LogDir: filepath.Join(s.logDir, "spokes", name),
+		Release: workload.LabRelease(version), Tracker: s.tracker,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("start workload cluster %s: %w", key, err)
+	}
+	sp, err := newSpoke(c)
+	if err != nil {
+		return nil, errors.Join(err, c.Stop())
+	}
+	s.clusters[key] = sp
+	return sp, nil
+}
+
+func (s *spokes) Get(key assisted.ClusterKey) assisted.Spoke {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sp, ok := s.clusters[key]; ok {
+		return sp
+	}
+	return nil
+}
+
+// Cluster returns a workload cluster itself, for scenarios and tests.
+func (s *spokes) Cluster(key assisted.ClusterKey) *workload.Cluster {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sp, ok := s.clusters[key]; ok {
+		return sp.c
+	}
+	return nil
+}
+
+func (s *spokes) Delete(_ context.Context, key assisted.ClusterKey) error {
+	s.mu.Lock()
+	sp, ok := s.clusters[key]
+	delete(s.clusters, key)
+	s.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	return sp.c.Stop()
+}
+
+// stopAll stops every workload cluster (lab teardown).
+func (s *spokes) stopAll(ctx context.Context) error {
+	s.mu.Lock()
+	keys := make([]assisted.ClusterKey, 0, len(s.clusters))
+	for k := range s.clusters {
+		keys = append(keys, k)
+	}
+	s.mu.Unlock()
+	var errs []error
+	for _, k := range keys {
+		errs = append(errs, s.Delete(ctx, k))
+	}
+	return errors.Join(errs...)
+}
+
+// spoke adapts a workload cluster to what the assisted service needs.
+type spoke struct {
+	c     *workload.Cluster
+	port  int
+	caPEM []byte
+}
+
+func newSpoke(c *workload.Cluster) (*spoke, error) {
+	u, err := url.Parse(c.Server())
+	if err != nil {
+		return nil, err
+	}
+	port, err := strconv.Atoi(u.Port())
+	if err != nil {
+		return nil, fmt.Errorf("workload API port: %w", err)
+	}
+	cfg, err := clientcmd.Load(c.Kubeconfig())
+	if err != nil {
+		return nil, err
+	}
+	var ca []byte
+	for _, cl := range cfg.Clusters {
+		ca = cl.CertificateAuthorityData
+	}
+	return &spoke{c: c, port: port, caPEM: ca}, nil
+}
+
+func (s *spoke) APIPort() int              { return s.port }
+func (s *spoke) TLSServerName() string     { return "kubernetes" }
+func (s *spoke) CACertPEM() []byte         { return s.caPEM }
+func (s *spoke) AdminKubeconfig() []byte   { return s.c.Kubeconfig() }
+func (s *spoke) KubernetesVersion() string { return binaries.KubernetesVersion }
+
+func (s *spoke) NodeCredentials(node string) ([]byte, []byte, error) {
+	raw, err := s.c.IssueNodeKubeconfig(node, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, err := clientcmd.Load(raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, user := range cfg.AuthInfos {
+		return user.ClientCertificateData, user.ClientKeyData, nil
+	}
+	return nil, nil, fmt.Errorf("node kubeconfig of %s has no credentials", node)
+}
