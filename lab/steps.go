@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	capm3v1beta1 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta1"
 	machinev1beta1 "github.com/openshift/api/machine/v1beta1"
 
@@ -23,6 +23,7 @@ import (
 	"github.com/paritylab/paritylab/lab/hub/local"
 	"github.com/paritylab/paritylab/lab/images"
 	"github.com/paritylab/paritylab/lab/logs"
+	"github.com/paritylab/paritylab/lab/metal3"
 	"github.com/paritylab/paritylab/lab/process"
 )
 
@@ -104,9 +105,9 @@ func (l *Lab) stopControllers(ctx context.Context) error {
 }
 
 // hubComponents are what runs in process on a local hub: Cluster API core,
-// the lab's assisted service (with workload clusters as its spokes), and
-// the CRDs of APIs whose controllers run elsewhere (the machine API runs in
-// workload clusters).
+// the lab's assisted service (with workload clusters as its spokes), its
+// bare-metal operator, and the CRDs of APIs whose controllers run elsewhere
+// (the machine API runs in workload clusters).
 func (l *Lab) hubComponents(ctx context.Context) ([]controllers.Component, error) {
 	store, err := images.Open(images.StoreOptions{})
 	if err != nil {
@@ -126,15 +127,22 @@ func (l *Lab) hubComponents(ctx context.Context) ([]controllers.Component, error
 		return nil, err
 	}
 	l.assisted = svc
+	bmo, err := metal3.New(metal3.Options{
+		Deployer: &lazyDeployer{l: l}, Images: store, Logger: l.opts.Logger.WithName("metal3"),
+		// Lab guests do not act on the ACPI power button.
+		SoftPowerOffTimeout: 5 * time.Second,
+	})
+	if err != nil {
+		return nil, err
+	}
 	return []controllers.Component{
 		capi.New(capi.Options{}),
 		svc,
+		bmo,
 		&controllers.CRDsOnly{
 			ComponentName: "infrastructure-apis",
-			Sets:          []crds.Set{crds.MachineAPI(), crds.Metal3(), crds.CAPM3()},
-			Schemes: []func(*runtime.Scheme) error{
-				machinev1beta1.Install, bmov1alpha1.AddToScheme, capm3v1beta1.AddToScheme,
-			},
+			Sets:          []crds.Set{crds.MachineAPI(), crds.CAPM3()},
+			Schemes:       []func(*runtime.Scheme) error{machinev1beta1.Install, capm3v1beta1.AddToScheme},
 		},
 	}, nil
 }

@@ -1,6 +1,8 @@
 package labsuite
 
 import (
+	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -14,13 +16,16 @@ import (
 	"github.com/stmcginnis/gofish"
 	gfredfish "github.com/stmcginnis/gofish/redfish"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/paritylab/paritylab/lab"
 	"github.com/paritylab/paritylab/lab/images"
 )
 
-var _ = Describe("Virtual bare-metal hosts", Label("lab", "hosts"), func() {
+// The hosts are shared and ZTP consumes them, so these specs run in order:
+// first the hosts as the lab hands them out, then a ZTP install on them.
+var _ = Describe("Virtual bare-metal hosts", Label("lab", "hosts"), Ordered, func() {
 	It("has a BareMetalHost and a BMC Secret per host, addressed as metal3 expects", func(ctx SpecContext) {
 		inv := shared.lab.Inventory()
 		Expect(inv).NotTo(BeNil())
@@ -46,10 +51,14 @@ var _ = Describe("Virtual bare-metal hosts", Label("lab", "hosts"), func() {
 		h := inv.Hosts[0]
 		bmh := &bmov1alpha1.BareMetalHost{}
 		Expect(shared.lab.Client().Get(ctx, client.ObjectKey{Namespace: inv.Namespace, Name: h.Name}, bmh)).To(Succeed())
+		// Detached: the bare-metal operator must not manage the host
+		// while this spec drives its BMC directly.
+		setAnnotation(ctx, bmh, detachedAnnotation, "suite")
 		sys, c := redfishSystem(ctx, bmh)
-		DeferCleanup(func() {
+		DeferCleanup(func(ctx SpecContext) {
 			_ = sys.Reset(gfredfish.ForceOffResetType)
 			ejectAll(sys)
+			setAnnotation(ctx, bmh, detachedAnnotation, "")
 		})
 
 		store, err := images.Open(images.StoreOptions{})
@@ -85,6 +94,8 @@ var _ = Describe("Virtual bare-metal hosts", Label("lab", "hosts"), func() {
 			return s.PowerState
 		}).WithContext(ctx).Should(Equal(gfredfish.OffPowerState))
 	}, SpecTimeout(3*time.Minute))
+
+	ztpSpecs()
 })
 
 // redfishSystem logs into a BareMetalHost's BMC with its Secret, as metal3
@@ -139,4 +150,16 @@ func serveImage(name string, content []byte) string {
 	}))
 	DeferCleanup(srv.Close)
 	return srv.URL + "/" + name
+}
+
+const detachedAnnotation = "baremetalhost.metal3.io/detached"
+
+// setAnnotation sets (or, with value "", removes) an annotation by patch.
+func setAnnotation(ctx context.Context, obj client.Object, key, value string) {
+	var v any = value
+	if value == "" {
+		v = nil
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{key: v}}})
+	Expect(shared.lab.Client().Patch(ctx, obj, client.RawPatch(types.MergePatchType, patch))).To(Succeed())
 }

@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/paritylab/paritylab/lab"
+	"github.com/paritylab/paritylab/lab/machines"
 )
 
 func TestLab(t *testing.T) {
@@ -18,8 +19,12 @@ func TestLab(t *testing.T) {
 	RunSpecs(t, "Lab self-test suite")
 }
 
-// suiteHosts is how many virtual bare-metal hosts the shared lab has.
-const suiteHosts = 2
+// suiteHosts is how many virtual bare-metal hosts the shared lab has: a
+// compact three-node cluster's worth, each at the control-plane minimum
+// assisted-service documents (4 cores, 16 GiB, 100 GB).
+const suiteHosts = 3
+
+var suiteHostSpec = machines.HostSpec{VCPUs: 4, MemoryMiB: 16384, DiskGiB: 120}
 
 // shared is the lab every spec of this suite uses; BeforeSuite brings it up.
 var shared struct {
@@ -32,7 +37,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	stateDir, err := os.MkdirTemp("", "paritylab-suite-")
 	Expect(err).NotTo(HaveOccurred())
 	start := time.Now()
-	l, err := lab.Up(ctx, lab.Options{StateDir: stateDir, LogDir: artifactDir("lab-logs"), Hosts: suiteHosts})
+	l, err := lab.Up(ctx, lab.Options{StateDir: stateDir, LogDir: artifactDir("lab-logs"), Hosts: suiteHosts, Host: suiteHostSpec})
 	Expect(err).NotTo(HaveOccurred())
 	AddReportEntry("lab up", time.Since(start).Round(time.Millisecond).String())
 	shared.lab, shared.stateDir = l, stateDir

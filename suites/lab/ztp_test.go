@@ -1,0 +1,208 @@
+package labsuite
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	hivev1 "github.com/openshift/hive/apis/hive/v1"
+	"github.com/openshift/hive/apis/hive/v1/agent"
+	gfredfish "github.com/stmcginnis/gofish/redfish"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	agentv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
+	hiveextv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/hiveextensions/v1beta1"
+)
+
+// ztpSite is the namespace and name of the ZTP cluster the specs install.
+const ztpSite = "ztp-site"
+
+// ztpSpecs install a compact three-node cluster the ZTP way, driven only by
+// the manifests a ZTP user writes, and then check the installed nodes'
+// lifecycle. They run last in the ordered hosts container.
+func ztpSpecs() {
+	var spoke client.Client
+
+	It("installs a compact cluster from ZTP manifests: hosts boot the discovery ISO, register, install, reboot and join", func(ctx SpecContext) {
+		start := time.Now()
+		c := shared.lab.Client()
+		By("writing the ZTP manifests: namespace, pull secret, ClusterImageSet, ClusterDeployment, AgentClusterInstall, InfraEnv")
+		for _, o := range ztpManifests() {
+			Expect(c.Create(ctx, o)).To(Succeed(), "create %T %s", o, o.GetName())
+		}
+		By("moving the lab's hosts into the site: BareMetalHosts labelled with the InfraEnv")
+		for i, h := range shared.lab.Inventory().Hosts {
+			adoptHost(ctx, h.Name, fmt.Sprintf("master-%d", i))
+		}
+
+		By("waiting for three agents to register with their real inventory and be approved through their BareMetalHosts")
+		Eventually(func(g Gomega) {
+			agents := &agentv1beta1.AgentList{}
+			g.Expect(c.List(ctx, agents, client.InNamespace(ztpSite))).To(Succeed())
+			g.Expect(agents.Items).To(HaveLen(suiteHosts))
+			for _, a := range agents.Items {
+				g.Expect(a.Status.Inventory.CPU.Count).To(BeEquivalentTo(suiteHostSpec.VCPUs), "inventory measured in the guest")
+				g.Expect(a.Status.Inventory.Memory.PhysicalBytes).To(BeNumerically(">=", int64(suiteHostSpec.MemoryMiB)<<20))
+				g.Expect(a.Spec.Approved).To(BeTrue(), "BMAC approves agents of BareMetalHosts")
+				g.Expect(a.Labels).To(HaveKey(agentv1beta1.BareMetalHostLabel))
+			}
+		}).WithContext(ctx).WithTimeout(5 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
+		AddReportEntry("ZTP: agents registered", time.Since(start).Round(time.Second).String())
+
+		By("waiting for the AgentClusterInstall to install the cluster (adding-hosts)")
+		aci := &hiveextv1beta1.AgentClusterInstall{}
+		Eventually(func(g Gomega) string {
+			g.Expect(c.Get(ctx, client.ObjectKey{Namespace: ztpSite, Name: ztpSite}, aci)).To(Succeed())
+			g.Expect(aci.Status.DebugInfo.State).NotTo(Equal(hiveextv1beta1.ClusterStateError), aci.Status.DebugInfo.StateInfo)
+			return aci.Status.DebugInfo.State
+		}).WithContext(ctx).WithTimeout(10 * time.Minute).WithPolling(3 * time.Second).Should(Equal(hiveextv1beta1.ClusterStateAddingHosts))
+		AddReportEntry("ZTP: cluster installed", time.Since(start).Round(time.Second).String())
+		Expect(aciCondition(aci, hiveextv1beta1.ConditionCompleted)).To(Equal(corev1.ConditionTrue))
+
+		By("reaching the spoke with the admin kubeconfig the install published")
+		cd := &hivev1.ClusterDeployment{}
+		Expect(c.Get(ctx, client.ObjectKey{Namespace: ztpSite, Name: ztpSite}, cd)).To(Succeed())
+		Expect(cd.Spec.Installed).To(BeTrue())
+		Expect(cd.Spec.ClusterMetadata).NotTo(BeNil())
+		secret := &corev1.Secret{}
+		Expect(c.Get(ctx, client.ObjectKey{Namespace: ztpSite, Name: cd.Spec.ClusterMetadata.AdminKubeconfigSecretRef.Name}, secret)).To(Succeed())
+		cfg, err := clientcmd.RESTConfigFromKubeConfig(secret.Data["kubeconfig"])
+		Expect(err).NotTo(HaveOccurred())
+		spoke, err = client.New(cfg, client.Options{})
+		Expect(err).NotTo(HaveOccurred())
+
+		By("seeing three Ready control-plane nodes")
+		Eventually(func(g Gomega) {
+			nodes := &corev1.NodeList{}
+			g.Expect(spoke.List(ctx, nodes)).To(Succeed())
+			g.Expect(nodes.Items).To(HaveLen(suiteHosts))
+			for _, n := range nodes.Items {
+				g.Expect(n.Name).To(HavePrefix("master-"))
+				g.Expect(n.Labels).To(HaveKey("node-role.kubernetes.io/master"))
+				g.Expect(nodeReady(&n)).To(Equal(corev1.ConditionTrue), "node %s", n.Name)
+				g.Expect(n.Status.Addresses).To(ContainElement(HaveField("Type", corev1.NodeInternalIP)))
+			}
+		}).WithContext(ctx).WithTimeout(2 * time.Minute).Should(Succeed())
+
+		By("finding the BareMetalHosts detached from the bare-metal operator")
+		bmhs := &bmov1alpha1.BareMetalHostList{}
+		Expect(c.List(ctx, bmhs, client.InNamespace(ztpSite))).To(Succeed())
+		for _, b := range bmhs.Items {
+			Expect(b.Annotations).To(HaveKey(detachedAnnotation))
+		}
+		AddReportEntry("ZTP: day-1 wall time", time.Since(start).Round(time.Second).String())
+	}, SpecTimeout(20*time.Minute))
+
+	It("marks a node NotReady when its host is powered off through Redfish, and Ready again when powered on", func(ctx SpecContext) {
+		Expect(spoke).NotTo(BeNil(), "needs the cluster the previous spec installed")
+		bmh := &bmov1alpha1.BareMetalHost{}
+		Expect(shared.lab.Client().Get(ctx, client.ObjectKey{Namespace: ztpSite, Name: "master-1"}, bmh)).To(Succeed())
+		sys, _ := redfishSystem(ctx, bmh)
+
+		Expect(sys.Reset(gfredfish.ForceOffResetType)).To(Succeed())
+		start := time.Now()
+		node := &corev1.Node{}
+		Eventually(func(g Gomega) {
+			g.Expect(spoke.Get(ctx, client.ObjectKey{Name: "master-1"}, node)).To(Succeed())
+			g.Expect(nodeReady(node)).To(Equal(corev1.ConditionUnknown))
+			g.Expect(node.Spec.Taints).To(ContainElement(HaveField("Key", "node.kubernetes.io/unreachable")))
+		}).WithContext(ctx).WithTimeout(2 * time.Minute).Should(Succeed())
+		AddReportEntry("power off to NotReady", time.Since(start).Round(time.Second).String())
+
+		Expect(sys.Reset(gfredfish.OnResetType)).To(Succeed())
+		start = time.Now()
+		Eventually(func(g Gomega) {
+			g.Expect(spoke.Get(ctx, client.ObjectKey{Name: "master-1"}, node)).To(Succeed())
+			g.Expect(nodeReady(node)).To(Equal(corev1.ConditionTrue))
+			g.Expect(node.Spec.Taints).NotTo(ContainElement(HaveField("Key", "node.kubernetes.io/unreachable")))
+		}).WithContext(ctx).WithTimeout(3 * time.Minute).Should(Succeed())
+		AddReportEntry("power on to Ready", time.Since(start).Round(time.Second).String())
+	}, SpecTimeout(6*time.Minute))
+}
+
+func ztpManifests() []client.Object {
+	ns := ztpSite
+	return []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "pull-secret", Namespace: ns}, Type: corev1.SecretTypeDockerConfigJson,
+			StringData: map[string]string{".dockerconfigjson": `{"auths":{"registry.example":{"auth":"dXNlcjpwYXNz"}}}`}},
+		&hivev1.ClusterImageSet{ObjectMeta: metav1.ObjectMeta{Name: "openshift-v4.21.0"},
+			Spec: hivev1.ClusterImageSetSpec{ReleaseImage: "quay.io/openshift-release-dev/ocp-release:4.21.0-x86_64"}},
+		&hivev1.ClusterDeployment{ObjectMeta: metav1.ObjectMeta{Name: ns, Namespace: ns},
+			Spec: hivev1.ClusterDeploymentSpec{ClusterName: ns, BaseDomain: "lab.example",
+				Platform:          hivev1.Platform{AgentBareMetal: &agent.BareMetalPlatform{AgentSelector: metav1.LabelSelector{MatchLabels: map[string]string{"cluster": ns}}}},
+				PullSecretRef:     &corev1.LocalObjectReference{Name: "pull-secret"},
+				ClusterInstallRef: &hivev1.ClusterInstallLocalReference{Group: "extensions.hive.openshift.io", Version: "v1beta1", Kind: "AgentClusterInstall", Name: ns}}},
+		&hiveextv1beta1.AgentClusterInstall{ObjectMeta: metav1.ObjectMeta{Name: ns, Namespace: ns},
+			Spec: hiveextv1beta1.AgentClusterInstallSpec{
+				ClusterDeploymentRef:  corev1.LocalObjectReference{Name: ns},
+				ImageSetRef:           &hivev1.ClusterImageSetReference{Name: "openshift-v4.21.0"},
+				ProvisionRequirements: hiveextv1beta1.ProvisionRequirements{ControlPlaneAgents: suiteHosts},
+				Networking: hiveextv1beta1.Networking{
+					ClusterNetwork: []hiveextv1beta1.ClusterNetworkEntry{{CIDR: "10.128.0.0/14", HostPrefix: 23}},
+					ServiceNetwork: []string{"172.30.0.0/16"},
+				},
+				SSHPublicKey: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIParitylabTestKeyOnlyForTheLab lab@example"}},
+		&agentv1beta1.InfraEnv{ObjectMeta: metav1.ObjectMeta{Name: ns, Namespace: ns},
+			Spec: agentv1beta1.InfraEnvSpec{
+				ClusterRef:    &agentv1beta1.ClusterReference{Name: ns, Namespace: ns},
+				PullSecretRef: &corev1.LocalObjectReference{Name: "pull-secret"},
+				AgentLabels:   map[string]string{"cluster": ns}}},
+	}
+}
+
+// adoptHost replaces the lab's BareMetalHost of a host with one in the ZTP
+// site, labelled with the InfraEnv as a ZTP user writes it.
+func adoptHost(ctx context.Context, labHost, hostname string) {
+	c := shared.lab.Client()
+	inv := shared.lab.Inventory()
+	old := &bmov1alpha1.BareMetalHost{}
+	Expect(c.Get(ctx, client.ObjectKey{Namespace: inv.Namespace, Name: labHost}, old)).To(Succeed())
+	creds := &corev1.Secret{}
+	Expect(c.Get(ctx, client.ObjectKey{Namespace: inv.Namespace, Name: old.Spec.BMC.CredentialsName}, creds)).To(Succeed())
+	Expect(c.Delete(ctx, old)).To(Succeed())
+	Eventually(func() bool {
+		return apierrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(old), old))
+	}).WithContext(ctx).WithTimeout(time.Minute).Should(BeTrue(), "the lab's BareMetalHost %s goes away", labHost)
+
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: hostname + "-bmc", Namespace: ztpSite}, Data: creds.Data}
+	Expect(c.Create(ctx, secret)).To(Succeed())
+	bmh := &bmov1alpha1.BareMetalHost{
+		ObjectMeta: metav1.ObjectMeta{Name: hostname, Namespace: ztpSite,
+			Labels:      map[string]string{agentv1beta1.InfraEnvNameLabel: ztpSite},
+			Annotations: map[string]string{"bmac.agent-install.openshift.io/hostname": hostname, "bmac.agent-install.openshift.io/role": "master"}},
+		Spec: bmov1alpha1.BareMetalHostSpec{
+			BMC:                   bmov1alpha1.BMCDetails{Address: old.Spec.BMC.Address, CredentialsName: secret.Name},
+			BootMACAddress:        old.Spec.BootMACAddress,
+			BootMode:              old.Spec.BootMode,
+			Online:                true,
+			AutomatedCleaningMode: bmov1alpha1.CleaningModeDisabled,
+		},
+	}
+	Expect(c.Create(ctx, bmh)).To(Succeed())
+}
+
+func nodeReady(n *corev1.Node) corev1.ConditionStatus {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status
+		}
+	}
+	return ""
+}
+
+func aciCondition(aci *hiveextv1beta1.AgentClusterInstall, t hivev1.ClusterInstallConditionType) corev1.ConditionStatus {
+	for _, c := range aci.Status.Conditions {
+		if c.Type == t {
+			return c.Status
+		}
+	}
+	return ""
+}
