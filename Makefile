@@ -20,8 +20,9 @@ CONTROLLER_GEN := $(PARITYLAB_BIN_DIR)/controller-gen-$(CONTROLLER_GEN_VERSION)
 GINKGO := go tool ginkgo
 PARITYLAB := bin/paritylab
 
-# Packages of `make test`: everything but the ginkgo end-to-end suites.
-TEST_PACKAGES = $(shell go list ./... | grep -v '/suites/')
+# Packages of `make test`: everything but the ginkgo end-to-end suites, and
+# the provider conformance suite, which needs no more than a local hub.
+TEST_PACKAGES = $(shell go list ./... | grep -v '/suites/') ./suites/conformance
 GO_TEST_FLAGS ?= -race=false -timeout=20m
 # Which e2e suite `make e2e-parity` runs (the parity suite once scenarios
 # exist) and with which ginkgo label filter.
@@ -66,7 +67,7 @@ build: ## Build the paritylab CLI and the in-guest lab-agent into bin/.
 	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o bin/lab-agent ./cmd/lab-agent
 
 .PHONY: generate
-generate: tools ## Regenerate deepcopy code and CRD manifests.
+generate: tools ## Regenerate deepcopy code, CRDs, and the providers' RBAC, webhooks and clusterctl components.
 	ci/scripts/generate.sh $(CONTROLLER_GEN)
 
 ##@ Test
@@ -92,10 +93,16 @@ verify-gofmt:
 verify-vet:
 	go vet ./...
 
+# Where `make generate` writes; verify-generate compares them before and
+# after regenerating, so it also works on a tree with uncommitted files.
+GENERATED_PATHS := lab/crds/generated providers
+generated_digest = find $(GENERATED_PATHS) -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
+
 .PHONY: verify-generate
-verify-generate: generate ## Fail if `make generate` changes anything.
-	@if [[ -n $$(git status --porcelain -- lab/crds/generated providers) ]]; then \
-		git status --porcelain -- lab/crds/generated providers; \
+verify-generate: tools ## Fail if `make generate` changes anything.
+	@before=$$(mktemp); trap 'rm -f "$$before"' EXIT; $(generated_digest) > "$$before"; \
+	ci/scripts/generate.sh $(CONTROLLER_GEN); \
+	if ! $(generated_digest) | diff -u "$$before" - ; then \
 		echo "generated files are stale: run 'make generate' and commit"; exit 1; fi
 
 ##@ Helpers

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Regenerates everything `make verify` checks: deepcopy code of our API types
-# and the CRD manifests the hub installs for modules that ship none.
+# Regenerates everything `make verify` checks: deepcopy code of our API types,
+# the CRD manifests the hub installs for modules that ship none, and the
+# providers' CRDs, RBAC, webhook configurations and clusterctl components.
 # Usage: generate.sh <controller-gen>
 set -euo pipefail
 
@@ -21,4 +22,23 @@ rm -f "$out"/*.yaml
 # Hive has many kinds; the assisted flow uses two.
 "$cg" crd paths=github.com/openshift/hive/apis/hive/v1 output:crd:dir="$tmp/hive"
 cp "$tmp"/hive/hive.openshift.io_{clusterdeployments,clusterimagesets}.yaml "$out"/
-"$cg" crd paths=./providers/thirdparty/... output:crd:dir="$out"
+
+# The assisted-service API the providers drive; providers/config embeds it
+# and lab/crds reads it from there.
+rm -f providers/config/assisted/*.yaml
+"$cg" crd paths=./providers/thirdparty/... output:crd:dir=providers/config/assisted
+
+# Each provider: CRDs (with the Cluster API contract label from markers),
+# RBAC of its controllers, its webhook configurations, then the clusterctl
+# components.yaml assembled from those and the hand-written manager
+# manifests.
+for p in bootstrap controlplane; do
+	dir=providers/$p/config
+	rm -f "$dir"/crd/*.yaml "$dir"/rbac/role.yaml "$dir"/webhook/manifests.yaml
+	"$cg" crd rbac:roleName=manager-role webhook paths="./providers/$p/..." \
+		output:crd:dir="$dir/crd" output:rbac:dir="$dir/rbac" output:webhook:dir="$dir/webhook"
+done
+go run ./ci/components -provider bootstrap-openshift-assisted -prefix capoa-bootstrap- \
+	-namespace capoa-bootstrap-system -out providers/bootstrap providers/bootstrap/config
+go run ./ci/components -provider control-plane-openshift-assisted -prefix capoa-controlplane- \
+	-namespace capoa-controlplane-system -out providers/controlplane providers/controlplane/config

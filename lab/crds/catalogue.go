@@ -1,6 +1,10 @@
 package crds
 
-import "embed"
+import (
+	"embed"
+
+	providerconfig "github.com/paritylab/paritylab/providers/config"
+)
 
 // generated holds CRDs that `make generate` produces with controller-gen from
 // Go types of modules that ship no manifests.
@@ -66,14 +70,9 @@ func Hive() Set {
 }
 
 // Assisted is the assisted-service API (InfraEnv, Agent, NMStateConfig,
-// AgentClusterInstall).
+// AgentClusterInstall), as the providers embed it: they own these types'
+// Go mirror and generate the CRDs.
 func Assisted() Set {
-	return Set{
-		Name: "assisted service",
-		FS:   generated,
-		Files: []string{
-			"generated/agent-install.openshift.io_*.yaml",
-			"generated/extensions.hive.openshift.io_*.yaml",
-		},
-	}
+	m := providerconfig.Assisted()
+	return Set{Name: "assisted service", FS: m.FS, Files: m.CRDs}
 }

@@ -1,0 +1,137 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util"
+
+	bootstrapv1 "github.com/paritylab/paritylab/providers/bootstrap/api/v1alpha2"
+	"github.com/paritylab/paritylab/providers/bootstrap/internal/ignition"
+	agentv1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
+)
+
+// chooseAgent picks the one Agent of the Machine's InfraEnv to approve: the
+// one already approved, else the oldest. The choice is the same from every
+// Agent's reconcile, so at most one is ever approved.
+func (r *Reconciler) chooseAgent(ctx context.Context, s *scope) (*agentv1.Agent, error) {
+	list := &agentv1.AgentList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(s.agent.Namespace),
+		client.MatchingLabels{agentv1.InfraEnvNameLabel: s.infraEnv.Name}); err != nil {
+		return nil, fmt.Errorf("list Agents of InfraEnv %s: %w", s.infraEnv.Name, err)
+	}
+	candidates := list.Items[:0]
+	for _, a := range list.Items {
+		if a.DeletionTimestamp.IsZero() {
+			candidates = append(candidates, a)
+		}
+	}
+	if len(candidates) == 0 {
+		// The cache has not seen this Agent yet; it is the only one known.
+		return s.agent, nil
+	}
+	sort.SliceStable(candidates, func(i, j int) bool {
+		a, b := &candidates[i], &candidates[j]
+		if a.Spec.Approved != b.Spec.Approved {
+			return a.Spec.Approved
+		}
+		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+			return a.CreationTimestamp.Before(&b.CreationTimestamp)
+		}
+		return a.Name < b.Name
+	})
+	return &candidates[0], nil
+}
+
+// frozenStates are assisted-service host states past which the Agent's
+// install settings no longer matter.
+var frozenStates = map[string]bool{
+	agentv1.AgentStateInstalling: true, agentv1.AgentStateInstallingInProgress: true,
+	agentv1.AgentStateInstallingPendingUserAction: true, agentv1.AgentStateInstalled: true,
+	agentv1.AgentStateAddedToExistingCluster: true, agentv1.AgentStateError: true,
+}
+
+// configure approves the Agent and sets what its Machine asks for.
+func (r *Reconciler) configure(ctx context.Context, s *scope) error {
+	if s.agent.Spec.Approved && frozenStates[s.agent.Status.DebugInfo.State] {
+		return nil
+	}
+	desired := s.agent.DeepCopy()
+	if err := r.desiredAgent(s, desired); err != nil {
+		return err
+	}
+	if equalAgents(s.agent, desired) {
+		return nil
+	}
+	if err := r.Client.Patch(ctx, desired, client.MergeFrom(s.agent)); err != nil {
+		return fmt.Errorf("patch Agent %s: %w", s.agent.Name, err)
+	}
+	if !s.agent.Spec.Approved {
+		ctrl.LoggerFrom(ctx).Info("Approved Agent", "Agent", s.agent.Name, "role", desired.Spec.Role)
+	}
+	return nil
+}
+
+func (r *Reconciler) desiredAgent(s *scope, a *agentv1.Agent) error {
+	reg := s.config.Spec.NodeRegistration
+	a.Spec.Approved = true
+	a.Spec.Role = agentv1.HostRoleWorker
+	if util.IsControlPlaneMachine(s.machine) {
+		a.Spec.Role = agentv1.HostRoleMaster
+	}
+	if a.Spec.ClusterDeploymentName == nil && s.infraEnv.Spec.ClusterRef != nil {
+		a.Spec.ClusterDeploymentName = s.infraEnv.Spec.ClusterRef.DeepCopy()
+	}
+	if reg.Name != "" {
+		a.Spec.Hostname = reg.Name
+	}
+	if len(reg.KubeletExtraLabels) > 0 {
+		labels := maps.Clone(a.Spec.NodeLabels)
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		for _, l := range reg.KubeletExtraLabels {
+			k, v, _ := strings.Cut(l, "=")
+			labels[k] = v
+		}
+		a.Spec.NodeLabels = labels
+	}
+	providerID := reg.ProviderID
+	if providerID == "" && s.machine.Spec.ProviderID != "" {
+		providerID = s.machine.Spec.ProviderID
+	}
+	override, err := ignition.Override(ignition.Options{ProviderID: providerID})
+	if err != nil {
+		return err
+	}
+	a.Spec.IgnitionConfigOverrides = override
+	if a.Labels == nil {
+		a.Labels = map[string]string{}
+	}
+	a.Labels[clusterv1.ClusterNameLabel] = s.machine.Spec.ClusterName
+	if a.Annotations == nil {
+		a.Annotations = map[string]string{}
+	}
+	a.Annotations[bootstrapv1.MachineAnnotation] = s.machine.Name
+	return nil
+}
+
+func equalAgents(a, b *agentv1.Agent) bool {
+	return a.Spec.Approved == b.Spec.Approved && a.Spec.Role == b.Spec.Role && a.Spec.Hostname == b.Spec.Hostname &&
+		a.Spec.IgnitionConfigOverrides == b.Spec.IgnitionConfigOverrides && maps.Equal(a.Spec.NodeLabels, b.Spec.NodeLabels) &&
+		maps.Equal(a.Labels, b.Labels) && maps.Equal(a.Annotations, b.Annotations) &&
+		(a.Spec.ClusterDeploymentName == nil) == (b.Spec.ClusterDeploymentName == nil)
+}
+
+func schemaGroup(apiVersion string) (string, error) {
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	return gv.Group, err
+}
