@@ -105,6 +105,10 @@ func TestHostBootsVirtualMediaAndIsRemoved(t *testing.T) {
 		t.Fatalf("no marker %q in the serial log:\n%s", want, raw)
 	}
 	t.Logf("power-on to marker: %s", time.Since(start).Round(100*time.Millisecond))
+	qemuLog := filepath.Join(qemuLogDir, h.Domain+".log")
+	if _, err := os.Stat(qemuLog); err != nil {
+		t.Fatalf("libvirt keeps no QEMU log where the reaper looks: %v", err)
+	}
 
 	// Ejecting while running is what a BMC does after deployment.
 	if err := SetMedia(conn, h.UUID, ""); err != nil {
@@ -124,6 +128,9 @@ func TestHostBootsVirtualMediaAndIsRemoved(t *testing.T) {
 	}
 	if _, err := os.Stat(m.DataDir()); !os.IsNotExist(err) {
 		t.Fatalf("data dir survived Close: %v", err)
+	}
+	if _, err := os.Stat(qemuLog); !os.IsNotExist(err) {
+		t.Fatalf("libvirt's QEMU log of the domain survived Close: %v", err)
 	}
 }
 

@@ -318,6 +318,7 @@ func removeDomain(conn *libvirt.Connect, uuid string) error {
 		return fmt.Errorf("look up domain %s: %w", uuid, err)
 	}
 	defer dom.Free()
+	name, _ := dom.GetName()
 	if active, _ := dom.IsActive(); active {
 		// It may stop by itself between the check and the destroy.
 		if err := dom.Destroy(); err != nil && !isNotFound(err) && !isNotRunning(err) {
@@ -329,5 +330,25 @@ func removeDomain(conn *libvirt.Connect, uuid string) error {
 	if err := dom.UndefineFlags(flags); err != nil && !isNotFound(err) {
 		return fmt.Errorf("undefine domain %s: %w", uuid, err)
 	}
-	return nil
+	return removeQEMULog(name)
+}
+
+// qemuLogDir is where the system libvirtd's QEMU driver writes one log per
+// domain (its command line, QEMU's stderr); it outlives the domain.
+const qemuLogDir = "/var/log/libvirt/qemu"
+
+// removeQEMULog removes the log libvirt kept for a domain of ours, with
+// its rotations, so that removed domains leave no files behind.
+func removeQEMULog(domain string) error {
+	if domain == "" {
+		return nil
+	}
+	logs, _ := filepath.Glob(filepath.Join(qemuLogDir, domain+".log*"))
+	var errs []error
+	for _, l := range logs {
+		if err := os.Remove(l); err != nil && !os.IsNotExist(err) {
+			errs = append(errs, fmt.Errorf("remove QEMU log of domain %s: %w", domain, err))
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -19,10 +19,26 @@ func TestLab(t *testing.T) {
 	RunSpecs(t, "Lab self-test suite")
 }
 
-// suiteHosts is how many virtual bare-metal hosts the shared lab has: a
-// compact three-node cluster's worth, each at the control-plane minimum
-// assisted-service documents (4 cores, 16 GiB, 100 GB).
-const suiteHosts = 3
+// The shared lab's virtual bare-metal hosts, each at the control-plane
+// minimum assisted-service documents (4 cores, 16 GiB, 100 GB), and the
+// part each group of specs uses:
+//   - hosts 0-2: the ZTP compact cluster (ztpSpecs);
+//   - hosts 3-4: the worker pool both machine-management sides scale over,
+//     one after the other, so both run on the same hardware;
+//   - host 5: the control plane of the cluster the CAPI side installs.
+const (
+	ztpHosts    = 3
+	workerPool  = 2
+	capiCPHosts = 1
+	suiteHosts  = ztpHosts + workerPool + capiCPHosts
+)
+
+// workerPoolHosts are the inventory indexes of the worker pool.
+var workerPoolHosts = []int{ztpHosts, ztpHosts + 1}
+
+// capiControlPlaneHost is the inventory index of the CAPI cluster's
+// control-plane host.
+const capiControlPlaneHost = ztpHosts + workerPool
 
 var suiteHostSpec = machines.HostSpec{VCPUs: 4, MemoryMiB: 16384, DiskGiB: 120}
 

@@ -38,7 +38,7 @@ func ztpSpecs() {
 			Expect(c.Create(ctx, o)).To(Succeed(), "create %T %s", o, o.GetName())
 		}
 		By("moving the lab's hosts into the site: BareMetalHosts labelled with the InfraEnv")
-		for i, h := range shared.lab.Inventory().Hosts {
+		for i, h := range shared.lab.Inventory().Hosts[:ztpHosts] {
 			adoptHost(ctx, h.Name, fmt.Sprintf("master-%d", i))
 		}
 
@@ -46,7 +46,7 @@ func ztpSpecs() {
 		Eventually(func(g Gomega) {
 			agents := &agentv1beta1.AgentList{}
 			g.Expect(c.List(ctx, agents, client.InNamespace(ztpSite))).To(Succeed())
-			g.Expect(agents.Items).To(HaveLen(suiteHosts))
+			g.Expect(agents.Items).To(HaveLen(ztpHosts))
 			for _, a := range agents.Items {
 				g.Expect(a.Status.Inventory.CPU.Count).To(BeEquivalentTo(suiteHostSpec.VCPUs), "inventory measured in the guest")
 				g.Expect(a.Status.Inventory.Memory.PhysicalBytes).To(BeNumerically(">=", int64(suiteHostSpec.MemoryMiB)<<20))
@@ -82,7 +82,7 @@ func ztpSpecs() {
 		Eventually(func(g Gomega) {
 			nodes := &corev1.NodeList{}
 			g.Expect(spoke.List(ctx, nodes)).To(Succeed())
-			g.Expect(nodes.Items).To(HaveLen(suiteHosts))
+			g.Expect(nodes.Items).To(HaveLen(ztpHosts))
 			for _, n := range nodes.Items {
 				g.Expect(n.Name).To(HavePrefix("master-"))
 				g.Expect(n.Labels).To(HaveKey("node-role.kubernetes.io/master"))
@@ -144,7 +144,7 @@ func ztpManifests() []client.Object {
 			Spec: hiveextv1beta1.AgentClusterInstallSpec{
 				ClusterDeploymentRef:  corev1.LocalObjectReference{Name: ns},
 				ImageSetRef:           &hivev1.ClusterImageSetReference{Name: "openshift-v4.21.0"},
-				ProvisionRequirements: hiveextv1beta1.ProvisionRequirements{ControlPlaneAgents: suiteHosts},
+				ProvisionRequirements: hiveextv1beta1.ProvisionRequirements{ControlPlaneAgents: ztpHosts},
 				Networking: hiveextv1beta1.Networking{
 					ClusterNetwork: []hiveextv1beta1.ClusterNetworkEntry{{CIDR: "10.128.0.0/14", HostPrefix: 23}},
 					ServiceNetwork: []string{"172.30.0.0/16"},
