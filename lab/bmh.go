@@ -127,8 +127,9 @@ func (l *Lab) createHostObjects(ctx context.Context, ns string, h InventoryHost)
 	return nil
 }
 
-// readInventory loads a run's inventory; a run without hosts has none.
-func readInventory(stateDir string) (*Inventory, error) {
+// ReadInventory loads the inventory of the run kept in stateDir; a run
+// without hosts has none (nil, nil).
+func ReadInventory(stateDir string) (*Inventory, error) {
 	raw, err := os.ReadFile(inventoryPath(stateDir))
 	if os.IsNotExist(err) {
 		return nil, nil

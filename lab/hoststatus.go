@@ -13,7 +13,7 @@ import (
 // hostStatuses asks the BMC, as any Redfish client would, for each host's
 // power state.
 func hostStatuses(ctx context.Context, stateDir string) ([]HostStatus, error) {
-	inv, err := readInventory(stateDir)
+	inv, err := ReadInventory(stateDir)
 	if err != nil || inv == nil {
 		return nil, err
 	}

@@ -1,0 +1,50 @@
+package framework
+
+import (
+	"testing"
+	"time"
+
+	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/paritylab/paritylab/results"
+)
+
+func TestPhaseClockEndsEachPhaseOnce(t *testing.T) {
+	c := NewPhaseClock()
+	ticks := []time.Time{time.Unix(0, 0), time.Unix(10, 0), time.Unix(30, 0), time.Unix(99, 0)}
+	c.now = func() time.Time { tick := ticks[0]; ticks = ticks[1:]; return tick }
+	endInstall := c.Start("install")
+	endInstall()
+	endJoin := c.Start("join")
+	endJoin()
+	endInstall() // a second end changes nothing
+	got := c.Phases()
+	if len(got) != 2 || got[0].Duration() != 10*time.Second || got[1].Duration() != 69*time.Second {
+		t.Fatalf("phases = %+v", got)
+	}
+}
+
+func TestBuildObservationValidates(t *testing.T) {
+	node := corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "worker-0", Labels: map[string]string{"node-role.kubernetes.io/worker": ""}},
+		Spec: corev1.NodeSpec{ProviderID: "metal3://ns/host-0/m3m-0", Taints: []corev1.Taint{{Key: "k", Effect: corev1.TaintEffectNoSchedule}}},
+		Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}},
+			Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "10.0.2.15"}}}}
+	host := bmov1alpha1.BareMetalHost{ObjectMeta: metav1.ObjectMeta{Name: "host-0", Namespace: "ns"},
+		Spec:   bmov1alpha1.BareMetalHostSpec{Online: true, ConsumerRef: &corev1.ObjectReference{Kind: "Metal3Machine", Name: "m3m-0"}},
+		Status: bmov1alpha1.BareMetalHostStatus{PoweredOn: true, Provisioning: bmov1alpha1.ProvisionStatus{State: bmov1alpha1.StateProvisioned}}}
+	start := time.Now()
+	o := BuildObservation(ObservationInput{Scenario: "day1", Flow: results.FlowCAPI, Outcome: results.OutcomeSucceeded,
+		Started: start, Finished: start.Add(time.Minute), Backends: map[string]string{"hub": "local"},
+		Fixture: results.Fixture{Name: "f"}, Nodes: []corev1.Node{node}, Hosts: []bmov1alpha1.BareMetalHost{host}})
+	if err := o.Validate(); err != nil {
+		t.Fatalf("observation does not validate: %v", err)
+	}
+	if !o.Nodes[0].Ready || o.Nodes[0].ProviderID != node.Spec.ProviderID || len(o.Nodes[0].Taints) != 1 {
+		t.Fatalf("node = %+v", o.Nodes[0])
+	}
+	if o.Hosts[0].ProvisioningState != "provisioned" || o.Hosts[0].ConsumerRef.Kind != "Metal3Machine" {
+		t.Fatalf("host = %+v", o.Hosts[0])
+	}
+}

@@ -1,0 +1,201 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/paritylab/paritylab/results"
+)
+
+// Watch is one kind of object a Recorder follows.
+type Watch struct {
+	// Resource is the kind's resource, e.g. cluster.x-k8s.io/v1beta2 machines.
+	Resource schema.GroupVersionResource
+	// Namespace limits the watch; empty watches every namespace.
+	Namespace string
+	// Role is the part an object plays in the scenario, the same word in
+	// both flows (results.Object.Role), e.g. "machine", "host".
+	Role string
+}
+
+// RecorderInput configures StartRecorder.
+type RecorderInput struct {
+	// RESTConfig reaches the cluster to watch.
+	RESTConfig *rest.Config
+	// Watches are the kinds to follow.
+	Watches []Watch
+	// EventNamespaces are the namespaces whose Events about watched
+	// objects are kept.
+	EventNamespaces []string
+	// Logger receives watch errors. Default discard.
+	Logger logr.Logger
+}
+
+// Recorder watches objects and events and keeps, per object, its phase and
+// condition transitions with the time the recorder saw them, its latest
+// labels and annotations, and when it went away. What it saw becomes the
+// Objects and Events of an Observation.
+type Recorder struct {
+	mu      sync.Mutex
+	objects map[types.UID]*results.Object
+	order   []types.UID
+	events  map[types.UID]*eventRecord
+	cancel  context.CancelFunc
+	done    sync.WaitGroup
+	now     func() time.Time
+}
+
+// StartRecorder starts watching and returns once every watch has listed
+// what exists, so that nothing created after it returns is missed.
+func StartRecorder(ctx context.Context, in RecorderInput) (*Recorder, error) {
+	dyn, err := dynamic.NewForConfig(in.RESTConfig)
+	if err != nil {
+		return nil, fmt.Errorf("recorder client: %w", err)
+	}
+	if in.Logger.GetSink() == nil {
+		in.Logger = logr.Discard()
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	r := &Recorder{objects: map[types.UID]*results.Object{}, events: map[types.UID]*eventRecord{}, cancel: cancel, now: time.Now}
+	var synced []cache.InformerSynced
+	for _, w := range in.Watches {
+		inf := dynamicinformer.NewFilteredDynamicInformer(dyn, w.Resource, w.Namespace, 0, cache.Indexers{}, nil).Informer()
+		if _, err := inf.AddEventHandler(r.objectHandler(w.Role)); err != nil {
+			cancel()
+			return nil, fmt.Errorf("watch %s: %w", w.Resource, err)
+		}
+		synced = append(synced, r.run(ctx, inf))
+	}
+	eventsGVR := corev1.SchemeGroupVersion.WithResource("events")
+	for _, ns := range in.EventNamespaces {
+		inf := dynamicinformer.NewFilteredDynamicInformer(dyn, eventsGVR, ns, 0, cache.Indexers{}, nil).Informer()
+		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    r.observeEvent,
+			UpdateFunc: func(_, o any) { r.observeEvent(o) },
+		}); err != nil {
+			cancel()
+			return nil, fmt.Errorf("watch events in %s: %w", ns, err)
+		}
+		synced = append(synced, r.run(ctx, inf))
+	}
+	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
+		r.Stop()
+		return nil, fmt.Errorf("recorder: watches did not sync: %w", context.Cause(ctx))
+	}
+	return r, nil
+}
+
+func (r *Recorder) run(ctx context.Context, inf cache.SharedIndexInformer) cache.InformerSynced {
+	r.done.Add(1)
+	go func() {
+		defer r.done.Done()
+		inf.Run(ctx.Done())
+	}()
+	return inf.HasSynced
+}
+
+// Stop ends every watch; what was recorded stays readable.
+func (r *Recorder) Stop() {
+	r.cancel()
+	r.done.Wait()
+}
+
+func (r *Recorder) objectHandler(role string) cache.ResourceEventHandler {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { r.observe(role, o, false) },
+		UpdateFunc: func(_, o any) { r.observe(role, o, false) },
+		DeleteFunc: func(o any) {
+			if tomb, ok := o.(cache.DeletedFinalStateUnknown); ok {
+				o = tomb.Obj
+			}
+			r.observe(role, o, true)
+		},
+	}
+}
+
+func (r *Recorder) observe(role string, o any, deleted bool) {
+	u, ok := o.(*unstructured.Unstructured)
+	if !ok {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.now().UTC()
+	rec := r.objects[u.GetUID()]
+	if rec == nil {
+		rec = &results.Object{Role: role, APIVersion: u.GetAPIVersion(), Kind: u.GetKind(),
+			Namespace: u.GetNamespace(), Name: u.GetName(), UID: string(u.GetUID()),
+			CreatedAt: u.GetCreationTimestamp().UTC()}
+		r.objects[u.GetUID()] = rec
+		r.order = append(r.order, u.GetUID())
+	}
+	rec.Labels, rec.Annotations = u.GetLabels(), scenarioAnnotations(u.GetAnnotations())
+	if phase := phaseOf(u); phase != "" && (len(rec.Phases) == 0 || rec.Phases[len(rec.Phases)-1].Phase != phase) {
+		rec.Phases = append(rec.Phases, results.PhaseTransition{Phase: phase, At: now})
+	}
+	rec.Conditions = appendConditionChanges(rec.Conditions, conditionsOf(u), now)
+	if deleted && rec.DeletedAt == nil {
+		rec.DeletedAt = &now
+	}
+}
+
+// SetProperty records a fact a driver knows about an object, e.g. why a
+// scale-down chose it (results.Object.Properties).
+func (r *Recorder) SetProperty(uid types.UID, key, value string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if rec := r.objects[uid]; rec != nil {
+		if rec.Properties == nil {
+			rec.Properties = map[string]string{}
+		}
+		rec.Properties[key] = value
+	}
+}
+
+// Objects returns what was recorded, in the order objects were first seen.
+func (r *Recorder) Objects() []results.Object {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]results.Object, 0, len(r.order))
+	for _, uid := range r.order {
+		out = append(out, copyObject(*r.objects[uid]))
+	}
+	return out
+}
+
+// Events returns the events about recorded objects, oldest first.
+func (r *Recorder) Events() []results.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]results.Event, 0, len(r.events))
+	for _, e := range r.events {
+		obj := r.objects[e.involved]
+		if obj == nil {
+			continue
+		}
+		ev := e.event
+		ev.Role = obj.Role
+		out = append(out, ev)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
+	return out
+}
+
+func copyObject(o results.Object) results.Object {
+	o.Phases = append([]results.PhaseTransition(nil), o.Phases...)
+	o.Conditions = append([]results.ConditionTransition(nil), o.Conditions...)
+	return o
+}
