@@ -8,20 +8,27 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"time"
 
+	"github.com/go-logr/logr"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/paritylab/paritylab/lab/assisted"
+	"github.com/paritylab/paritylab/lab/assisted/agentapi"
 	"github.com/paritylab/paritylab/lab/binaries"
+	"github.com/paritylab/paritylab/lab/images"
+	"github.com/paritylab/paritylab/lab/mapi"
+	"github.com/paritylab/paritylab/lab/metal3"
 	"github.com/paritylab/paritylab/lab/state"
 	"github.com/paritylab/paritylab/lab/workload"
 )
 
 // spokes are the workload clusters installs create, one local control plane
-// each, recorded in the run's ledger.
+// each, recorded in the run's ledger, each with its machine API running.
 type spokes struct {
 	stateDir, logDir string
 	tracker          state.Tracker
+	machineAPI       machineAPIDeps
 
 	mu       sync.Mutex
 	clusters map[assisted.ClusterKey]*spoke
@@ -29,8 +36,18 @@ type spokes struct {
 
 var _ assisted.Spokes = (*spokes)(nil)
 
-func newSpokes(stateDir, logDir string, tracker state.Tracker) *spokes {
-	return &spokes{stateDir: stateDir, logDir: logDir, tracker: tracker, clusters: map[assisted.ClusterKey]*spoke{}}
+// machineAPIDeps are what the spokes' machine APIs share with the hub:
+// the image store, the agent binary of node images and the deployer of
+// the same hosts.
+type machineAPIDeps struct {
+	images   *images.Store
+	agent    string
+	deployer metal3.Deployer
+	logger   logr.Logger
+}
+
+func newSpokes(stateDir, logDir string, tracker state.Tracker, deps machineAPIDeps) *spokes {
+	return &spokes{stateDir: stateDir, logDir: logDir, tracker: tracker, machineAPI: deps, clusters: map[assisted.ClusterKey]*spoke{}}
 }
 
 func (s *spokes) Create(ctx context.Context, key assisted.ClusterKey, version string) (assisted.Spoke, error) {
@@ -49,6 +66,9 @@ func (s *spokes) Create(ctx context.Context, key assisted.ClusterKey, version st
 	}
 	sp, err := newSpoke(c)
 	if err != nil {
+		return nil, errors.Join(err, c.Stop())
+	}
+	if sp.machineAPI, err = s.startMachineAPI(ctx, sp); err != nil {
 		return nil, errors.Join(err, c.Stop())
 	}
 	s.clusters[key] = sp
@@ -82,7 +102,7 @@ func (s *spokes) Delete(_ context.Context, key assisted.ClusterKey) error {
 	if !ok {
 		return nil
 	}
-	return sp.c.Stop()
+	return sp.stop()
 }
 
 // stopAll stops every workload cluster (lab teardown).
@@ -102,9 +122,48 @@ func (s *spokes) stopAll(ctx context.Context) error {
 
 // spoke adapts a workload cluster to what the assisted service needs.
 type spoke struct {
-	c     *workload.Cluster
-	port  int
-	caPEM []byte
+	c          *workload.Cluster
+	port       int
+	caPEM      []byte
+	machineAPI *mapi.MachineAPI
+}
+
+// stop ends the machine API, then the cluster it works on.
+func (s *spoke) stop() error {
+	var errs []error
+	if s.machineAPI != nil {
+		errs = append(errs, s.machineAPI.Stop())
+	}
+	return errors.Join(append(errs, s.c.Stop())...)
+}
+
+// startMachineAPI runs the machine API against a new spoke. Its workers
+// join with the cluster's shared bootstrap credential, which the machine
+// API writes into worker-user-data as the installer would.
+func (s *spokes) startMachineAPI(ctx context.Context, sp *spoke) (*mapi.MachineAPI, error) {
+	cert, key, err := kubeconfigCredentials(sp.c.IssueBootstrapKubeconfig(""))
+	if err != nil {
+		return nil, fmt.Errorf("bootstrap credential of %s: %w", sp.c.Name(), err)
+	}
+	d := s.machineAPI
+	return mapi.Start(ctx, mapi.Options{
+		RESTConfig: sp.c.RESTConfig(), Deployer: d.deployer, Images: d.images, Agent: d.agent,
+		InfrastructureName: sp.c.InfrastructureName(),
+		WorkerNodeConfig: agentapi.NodeConfig{
+			APIPort: sp.port, TLSServerName: sp.TLSServerName(), CACert: string(sp.caPEM),
+			ClientCert: string(cert), ClientKey: string(key), Bootstrap: true, KubeletVersion: sp.KubernetesVersion(),
+		},
+		Metal3: metal3.Options{
+			// Lab guests do not act on the ACPI power button.
+			SoftPowerOffTimeout: 5 * time.Second,
+			// A lab guest boots in seconds, not minutes: a host powered
+			// off out of band (a failed worker) is powered back on only at
+			// the next steady-state check, which must not come before a
+			// MachineHealthCheck has seen the Node fail.
+			PollInterval: 10 * time.Minute,
+		},
+		Logger: d.logger.WithValues("cluster", sp.c.Name()),
+	})
 }
 
 func newSpoke(c *workload.Cluster) (*spoke, error) {
@@ -134,7 +193,15 @@ func (s *spoke) AdminKubeconfig() []byte   { return s.c.Kubeconfig() }
 func (s *spoke) KubernetesVersion() string { return binaries.KubernetesVersion }
 
 func (s *spoke) NodeCredentials(node string) ([]byte, []byte, error) {
-	raw, err := s.c.IssueNodeKubeconfig(node, "")
+	cert, key, err := kubeconfigCredentials(s.c.IssueNodeKubeconfig(node, ""))
+	if err != nil {
+		return nil, nil, fmt.Errorf("node kubeconfig of %s: %w", node, err)
+	}
+	return cert, key, nil
+}
+
+// kubeconfigCredentials is the client certificate and key of a kubeconfig.
+func kubeconfigCredentials(raw []byte, err error) ([]byte, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
@@ -145,5 +212,5 @@ func (s *spoke) NodeCredentials(node string) ([]byte, []byte, error) {
 	for _, user := range cfg.AuthInfos {
 		return user.ClientCertificateData, user.ClientKeyData, nil
 	}
-	return nil, nil, fmt.Errorf("node kubeconfig of %s has no credentials", node)
+	return nil, nil, errors.New("kubeconfig has no credentials")
 }

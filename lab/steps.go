@@ -12,10 +12,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	capm3v1beta1 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta1"
 	machinev1beta1 "github.com/openshift/api/machine/v1beta1"
 
 	"github.com/paritylab/paritylab/lab/agentbin"
+	"github.com/paritylab/paritylab/lab/agentproviders"
 	"github.com/paritylab/paritylab/lab/assisted"
 	"github.com/paritylab/paritylab/lab/capi"
 	"github.com/paritylab/paritylab/lab/controllers"
@@ -24,6 +24,7 @@ import (
 	"github.com/paritylab/paritylab/lab/images"
 	"github.com/paritylab/paritylab/lab/logs"
 	"github.com/paritylab/paritylab/lab/metal3"
+	"github.com/paritylab/paritylab/lab/metal3/capm3"
 	"github.com/paritylab/paritylab/lab/process"
 )
 
@@ -106,8 +107,9 @@ func (l *Lab) stopControllers(ctx context.Context) error {
 
 // hubComponents are what runs in process on a local hub: Cluster API core,
 // the lab's assisted service (with workload clusters as its spokes), its
-// bare-metal operator, and the CRDs of APIs whose controllers run elsewhere
-// (the machine API runs in workload clusters).
+// bare-metal operator and metal3 Cluster API provider, our agent
+// providers, and the CRDs of APIs whose controllers run elsewhere (the
+// machine API runs in workload clusters).
 func (l *Lab) hubComponents(ctx context.Context) ([]controllers.Component, error) {
 	store, err := images.Open(images.StoreOptions{})
 	if err != nil {
@@ -121,30 +123,35 @@ func (l *Lab) hubComponents(ctx context.Context) ([]controllers.Component, error
 	if err != nil {
 		return nil, err
 	}
-	l.spokes = newSpokes(l.opts.StateDir, l.opts.LogDir, l.ledger)
+	deployer := &lazyDeployer{l: l}
+	l.spokes = newSpokes(l.opts.StateDir, l.opts.LogDir, l.ledger, machineAPIDeps{
+		images: store, agent: agent, deployer: deployer, logger: l.opts.Logger.WithName("machine-api"),
+	})
 	svc, err := assisted.New(assisted.Options{Images: store, Agent: agent, Spokes: l.spokes, Logger: l.opts.Logger.WithName("assisted")})
 	if err != nil {
 		return nil, err
 	}
 	l.assisted = svc
 	bmo, err := metal3.New(metal3.Options{
-		Deployer: &lazyDeployer{l: l}, Images: store, Logger: l.opts.Logger.WithName("metal3"),
+		Deployer: deployer, Images: store, Logger: l.opts.Logger.WithName("metal3"),
 		// Lab guests do not act on the ACPI power button.
 		SoftPowerOffTimeout: 5 * time.Second,
 	})
 	if err != nil {
 		return nil, err
 	}
-	return []controllers.Component{
+	components := []controllers.Component{
 		capi.New(capi.Options{}),
 		svc,
 		bmo,
+		capm3.New(capm3.Options{}),
 		&controllers.CRDsOnly{
 			ComponentName: "infrastructure-apis",
-			Sets:          []crds.Set{crds.MachineAPI(), crds.CAPM3()},
-			Schemes:       []func(*runtime.Scheme) error{machinev1beta1.Install, capm3v1beta1.AddToScheme},
+			Sets:          []crds.Set{crds.MachineAPI()},
+			Schemes:       []func(*runtime.Scheme) error{machinev1beta1.Install},
 		},
-	}, nil
+	}
+	return append(components, agentproviders.New(agentproviders.Options{})...), nil
 }
 
 func encodeIdentity(id process.Identity) string {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -16,43 +17,66 @@ const configDriveLabel = "config-2"
 
 var errNoConfigDrive = errors.New("no config-2 drive")
 
+// configDrive is what a config-2 drive carries for the agent.
+type configDrive struct {
+	userData agentapi.UserData
+	// raw is the user data as written, for digests.
+	raw []byte
+	// metaData is meta_data.json (host names, uuid); may be empty.
+	metaData map[string]string
+}
+
 // readConfigDrive mounts the CD that holds a config-2 drive, if any, and
 // reads its user data.
 func (s *system) readConfigDrive() (agentapi.UserData, error) {
-	var ud agentapi.UserData
+	cd, err := s.readConfigDriveFull()
+	return cd.userData, err
+}
+
+// readConfigDriveFull reads a config-2 drive's user data and metadata.
+func (s *system) readConfigDriveFull() (configDrive, error) {
 	devs, _ := filepath.Glob(s.path("sys/block/sr*"))
 	for _, dev := range devs {
 		node := "/dev/" + filepath.Base(dev)
-		raw, err := readUserData(node)
+		cd, err := readConfigDriveFiles(node)
 		if err != nil {
 			continue
 		}
-		ud, err := parseUserData(raw)
+		cd.userData, err = parseUserData(cd.raw)
 		if err != nil {
-			return ud, fmt.Errorf("config drive user data: %w", err)
+			return cd, fmt.Errorf("config drive user data: %w", err)
 		}
-		return ud, nil
+		return cd, nil
 	}
-	return ud, errNoConfigDrive
+	return configDrive{}, errNoConfigDrive
 }
 
-// readUserData mounts an ISO 9660 device read-only and returns
-// openstack/latest/user_data if its label is config-2.
-func readUserData(device string) ([]byte, error) {
+// readConfigDriveFiles mounts an ISO 9660 device read-only and reads
+// openstack/latest/user_data and meta_data.json if its label is config-2.
+func readConfigDriveFiles(device string) (configDrive, error) {
+	var cd configDrive
 	label, err := isoLabel(device)
 	if err != nil || label != configDriveLabel {
-		return nil, errNoConfigDrive
+		return cd, errNoConfigDrive
 	}
 	mnt, err := os.MkdirTemp("", "config-2-")
 	if err != nil {
-		return nil, err
+		return cd, err
 	}
 	defer os.Remove(mnt)
 	if err := syscall.Mount(device, mnt, "iso9660", syscall.MS_RDONLY, ""); err != nil {
-		return nil, fmt.Errorf("mount %s: %w", device, err)
+		return cd, fmt.Errorf("mount %s: %w", device, err)
 	}
 	defer syscall.Unmount(mnt, 0)
-	return os.ReadFile(filepath.Join(mnt, "openstack", "latest", "user_data"))
+	dir := filepath.Join(mnt, "openstack", "latest")
+	if cd.raw, err = os.ReadFile(filepath.Join(dir, "user_data")); err != nil {
+		return cd, err
+	}
+	// Metadata is optional; a drive without it names no host.
+	if meta, err := os.ReadFile(filepath.Join(dir, "meta_data.json")); err == nil {
+		_ = json.Unmarshal(meta, &cd.metaData)
+	}
+	return cd, nil
 }
 
 // isoLabel reads the volume ID of an ISO 9660 filesystem (primary volume

@@ -96,18 +96,29 @@ func bootDiscovery(ctx context.Context, sys *system) error {
 	return runDiscovery(ctx, sys, cfg)
 }
 
+// bootNode joins the cluster with a node config from a config-2 drive
+// (a provisioner's user data: MAPI's worker user data bootstraps its
+// identity) or else from the end of the disk (an assisted install). The
+// drive comes first: a disk may keep the config of an earlier install.
 func bootNode(ctx context.Context, sys *system) error {
 	disk := sys.bootDisk()
+	cd, cdErr := sys.readConfigDriveFull()
+	if cdErr == nil && cd.userData.Node != nil {
+		cfg := *cd.userData.Node
+		if cfg.Bootstrap {
+			var err error
+			if cfg, err = bootstrapNode(ctx, sys, disk, cd); err != nil {
+				return err
+			}
+		}
+		return runNode(ctx, sys, cfg)
+	}
 	cfg, err := readConfigArea(disk)
 	if errors.Is(err, errNoConfigArea) {
-		ud, cdErr := sys.readConfigDrive()
 		if cdErr != nil {
 			return fmt.Errorf("no node config on %s and %w", disk, cdErr)
 		}
-		if ud.Node == nil {
-			return errors.New("config drive holds no node config")
-		}
-		cfg = *ud.Node
+		return errors.New("config drive holds no node config")
 	} else if err != nil {
 		return err
 	}

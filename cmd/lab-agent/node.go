@@ -54,6 +54,9 @@ func runNode(ctx context.Context, sys *system, cfg agentapi.NodeConfig) error {
 		}
 	}
 	n.reportStage(ctx, agentv1beta1.HostStageJoined)
+	if cfg.BootstrappedFrom != "" {
+		n.waitForProviderID(ctx)
+	}
 	reportedDone := false
 	for {
 		ok := n.heartbeat(ctx)
@@ -86,6 +89,26 @@ func newNode(sys *system, cfg agentapi.NodeConfig) (*node, error) {
 		base: "https://" + net.JoinHostPort(host, strconv.Itoa(cfg.APIPort)),
 		http: &http.Client{Timeout: 15 * time.Second, Transport: &http.Transport{TLSClientConfig: tlsCfg}},
 	}, nil
+}
+
+// waitForProviderID keeps a machine API worker's Node not Ready until the
+// actuator wrote its providerID, as a real worker stays NotReady far
+// longer (network, machine config) than that takes: MAO's nodelink sets
+// a Machine's nodeRef when the Node's readiness changes, so a Node must
+// not turn Ready before it can be linked. It gives up after 3 minutes.
+func (n *node) waitForProviderID(ctx context.Context) {
+	deadline := time.Now().Add(3 * time.Minute)
+	for time.Now().Before(deadline) {
+		var nd corev1.Node
+		if _, err := n.call(ctx, http.MethodGet, "/api/v1/nodes/"+n.cfg.Name, "", nil, &nd); err == nil && nd.Spec.ProviderID != "" {
+			log.Printf("node %s: providerID %s", n.cfg.Name, nd.Spec.ProviderID)
+			return
+		}
+		if !sleep(ctx, 2*time.Second) {
+			return
+		}
+	}
+	log.Printf("node %s: no providerID after 3m; reporting Ready anyway", n.cfg.Name)
 }
 
 // register creates the Node; an existing one (a restart) is fine.

@@ -102,7 +102,7 @@ func (s *Service) loadInstall(ctx context.Context, aci *hiveextv1beta1.AgentClus
 	if err := s.client.Get(ctx, client.ObjectKey{Name: aci.Spec.ImageSetRef.Name}, imageSet); err != nil {
 		return nil, fmt.Errorf("ClusterImageSet %s: %v", aci.Spec.ImageSetRef.Name, err)
 	}
-	version, err := releaseVersion(imageSet)
+	version, err := s.releaseVersion(ctx, imageSet)
 	if err != nil {
 		return nil, err
 	}
@@ -117,14 +117,22 @@ func (s *Service) loadInstall(ctx context.Context, aci *hiveextv1beta1.AgentClus
 var versionRE = regexp.MustCompile(`(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)`)
 
 // releaseVersion reads the OpenShift version from the release image tag
-// (ocp-release:4.17.3-x86_64), else from the ClusterImageSet name.
-func releaseVersion(is *hivev1.ClusterImageSet) (string, error) {
-	for _, candidate := range []string{tagOf(is.Spec.ReleaseImage), is.Name} {
-		if m := versionRE.FindString(candidate); m != "" {
-			return trimArch(m), nil
-		}
+// (ocp-release:4.17.3-x86_64), else from the release image itself (its
+// release-manifests, as assisted-service reads them with `oc adm release
+// info`: what a digest reference needs), else from the ClusterImageSet
+// name.
+func (s *Service) releaseVersion(ctx context.Context, is *hivev1.ClusterImageSet) (string, error) {
+	if m := versionRE.FindString(trimArch(tagOf(is.Spec.ReleaseImage))); m != "" {
+		return m, nil
 	}
-	return "", fmt.Errorf("cannot tell the OpenShift version of release image %q (tag or ClusterImageSet name must carry it)", is.Spec.ReleaseImage)
+	info, readErr := s.releases.Resolve(ctx, is.Spec.ReleaseImage, nil, nil)
+	if readErr == nil && info.Version != "" {
+		return info.Version, nil
+	}
+	if m := versionRE.FindString(trimArch(is.Name)); m != "" {
+		return m, nil
+	}
+	return "", fmt.Errorf("cannot tell the OpenShift version of release image %q (tag or ClusterImageSet name must carry it, or the image must be readable: %v)", is.Spec.ReleaseImage, readErr)
 }
 
 func tagOf(image string) string {

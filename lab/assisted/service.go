@@ -19,6 +19,7 @@ import (
 	"github.com/paritylab/paritylab/lab/controllers"
 	"github.com/paritylab/paritylab/lab/crds"
 	"github.com/paritylab/paritylab/lab/ports"
+	"github.com/paritylab/paritylab/providers/controlplane/release"
 	agentv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
 	hiveextv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/hiveextensions/v1beta1"
 )
@@ -32,6 +33,10 @@ type Service struct {
 	listener  net.Listener
 	client    client.Client
 	apiReader client.Reader
+
+	// releases reads release images whose reference does not carry their
+	// version (by digest).
+	releases release.Remote
 
 	// spokeClients caches an admin client per workload cluster.
 	spokeClients sync.Map // ClusterKey -> client.Client

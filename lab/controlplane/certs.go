@@ -16,6 +16,7 @@ type files struct {
 
 func (f files) path(name string) string { return filepath.Join(f.dir, name) }
 func (f files) caCert() string          { return f.path("ca.crt") }
+func (f files) caKey() string           { return f.path("ca.key") }
 func (f files) servingCert() string     { return f.path("apiserver.crt") }
 func (f files) servingKey() string      { return f.path("apiserver.key") }
 func (f files) saKey() string           { return f.path("sa.key") }
@@ -25,6 +26,19 @@ func (f files) saPub() string           { return f.path("sa.pub") }
 type credentials struct {
 	ca    *pki.CA
 	admin *pki.KeyPair
+}
+
+// writeCAKey writes the CA's private key (0600) for the controller
+// manager's CSR signer; without CSRSigning the key never leaves memory.
+func writeCAKey(f files, ca *pki.CA) error {
+	keyPEM, err := pki.KeyPEM(ca.Key)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(f.caKey(), keyPEM, 0o600); err != nil {
+		return fmt.Errorf("write CA key: %w", err)
+	}
+	return nil
 }
 
 // writePKI makes the CA, the API server serving certificate, the admin client

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -144,7 +145,7 @@ func (cp *ControlPlane) startControllerManager(ctx context.Context) error {
 		"--bind-address=" + ports.Loopback,
 		"--secure-port=" + strconv.Itoa(port),
 		"--cert-dir=" + filepath.Join(cp.opts.Dir, "kcm-serving"),
-		"--controllers=" + strings.Join(cp.opts.Controllers, ","),
+		"--controllers=" + strings.Join(cp.controllers(), ","),
 		"--service-account-private-key-file=" + cp.files.saKey(),
 		"--root-ca-file=" + cp.files.caCert(),
 		// Each controller then acts as its own service account, which the
@@ -155,6 +156,12 @@ func (cp *ControlPlane) startControllerManager(ctx context.Context) error {
 		"--authentication-skip-lookup=true",
 		"--leader-elect=false",
 		"--profiling=false",
+	}
+	if cp.opts.CSRSigning {
+		if err := writeCAKey(cp.files, cp.creds.ca); err != nil {
+			return err
+		}
+		args = append(args, "--cluster-signing-cert-file="+cp.files.caCert(), "--cluster-signing-key-file="+cp.files.caKey())
 	}
 	if g := cp.opts.NodeMonitorGracePeriod; g > 0 {
 		args = append(args, "--node-monitor-grace-period="+g.String())
@@ -170,6 +177,17 @@ func (cp *ControlPlane) startControllerManager(ctx context.Context) error {
 		Args:  args,
 		Ready: httpReady(insecure, "https://"+ports.Loopback+":"+strconv.Itoa(port)+"/healthz", "ok"),
 	})
+}
+
+// controllers is the --controllers list: the configured ones, plus the
+// CSR signer when asked for. The CSR approver is left out on purpose: as
+// in OpenShift, something that knows the machines approves.
+func (cp *ControlPlane) controllers() []string {
+	list := cp.opts.Controllers
+	if cp.opts.CSRSigning && !slices.Contains(list, "csrsigning") {
+		list = append(slices.Clip(list), "csrsigning")
+	}
+	return list
 }
 
 // componentKubeconfig writes a kubeconfig for a control-plane component

@@ -37,6 +37,11 @@ type Options struct {
 	// Default: node lifecycle, namespace and garbage collection, the ones a
 	// lab cluster without kubelets and pods needs.
 	Controllers []string
+	// CSRSigning makes kube-controller-manager sign approved
+	// CertificateSigningRequests of the kubernetes.io signers with the
+	// cluster CA (its csrsigning controller): how kubelets that bootstrap
+	// get their client certificates. It needs ControllerManager.
+	CSRSigning bool
 	// NodeMonitorGracePeriod is how long a Node may go without a heartbeat
 	// before it is marked NotReady. Default: the upstream default.
 	NodeMonitorGracePeriod time.Duration

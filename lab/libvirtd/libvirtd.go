@@ -84,10 +84,18 @@ func (d *Daemon) startIfNeeded(ctx context.Context) error {
 		d.opts.Logger.V(1).Info("Using the running libvirt daemon", "uri", URI)
 		return nil
 	}
-	// A record of daemons that no longer answer is stale (they crashed).
-	if rec, err := readDaemon(); err != nil {
+	rec, err := readDaemon()
+	if err != nil {
 		return err
-	} else if rec != nil {
+	}
+	if rec != nil && rec.libvirtdAlive() {
+		// A daemon of ours that runs but does not answer is busy (a
+		// loaded machine, many domains starting), not stale: stopping
+		// it would kill every other lab's hosts.
+		return waitAnswering(ctx, rec)
+	}
+	// A record of daemons whose libvirtd is gone is stale (it crashed).
+	if rec != nil {
 		if err := stopRecorded(ctx, rec); err != nil {
 			return err
 		}
@@ -98,12 +106,12 @@ func (d *Daemon) startIfNeeded(ctx context.Context) error {
 	if err := checkHost(); err != nil {
 		return err
 	}
-	rec, err := start(ctx, d.opts)
+	started, err := start(ctx, d.opts)
 	if err != nil {
 		return err
 	}
 	d.started = true
-	return writeDaemon(*rec)
+	return writeDaemon(*started)
 }
 
 // Started says whether this handle started the daemon.
@@ -199,7 +207,32 @@ func start(ctx context.Context, opts Options) (*daemonRecord, error) {
 // runDir is where libvirt's system daemons put their sockets.
 const runDir = "/var/run/libvirt"
 
-func answers() bool { return connectErr() == nil }
+func answers() bool { return probeDaemon() == nil }
+
+// probeDaemon checks that the daemon answers; tests replace it.
+var probeDaemon = connectErr
+
+// busyDaemonWait bounds how long a running but silent daemon may take to
+// answer before Ensure gives up on it.
+var busyDaemonWait = time.Minute
+
+func waitAnswering(ctx context.Context, rec *daemonRecord) error {
+	deadline := time.Now().Add(busyDaemonWait)
+	for {
+		err := probeDaemon()
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the libvirt daemon paritylab started (%s) runs but has not answered for %s: %w", rec.Processes[len(rec.Processes)-1], busyDaemonWait, err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for the libvirt daemon to answer: %w", ctx.Err())
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
 
 func connectErr() error {
 	conn, err := libvirt.NewConnect(URI)

@@ -3,9 +3,12 @@ package libvirtd
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/paritylab/paritylab/lab/process"
 	"github.com/paritylab/paritylab/lab/state"
@@ -137,5 +140,43 @@ func mustLocked(t *testing.T, fn func() error) {
 	t.Helper()
 	if err := withRegistryLock(context.Background(), fn); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A daemon of ours that runs but does not answer (busy under load) must
+// not be taken for a crashed one: stopping it would kill every other
+// lab's hosts. Ensure waits for it, and gives up without touching it.
+func TestBusyDaemonIsWaitedForNeverStopped(t *testing.T) {
+	RegistryDir = t.TempDir()
+	t.Cleanup(func() { RegistryDir = "/run/paritylab/libvirtd" })
+	daemons := fakeDaemons(t, 2)
+	mustLocked(t, func() error { return writeDaemon(daemonRecord{Processes: daemons}) })
+	saved, savedWait := probeDaemon, busyDaemonWait
+	t.Cleanup(func() { probeDaemon, busyDaemonWait = saved, savedWait })
+	busyDaemonWait = 300 * time.Millisecond
+
+	silent := errors.New("connection timed out")
+	probeDaemon = func() error { return silent }
+	d := &Daemon{opts: Options{LogDir: t.TempDir()}}
+	err := d.startIfNeeded(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "runs but has not answered") || !errors.Is(err, silent) {
+		t.Fatalf("got %v, want an error saying the daemon runs but does not answer", err)
+	}
+	for _, id := range daemons {
+		if !id.Alive() {
+			t.Fatalf("%s was stopped while it ran", id)
+		}
+	}
+
+	calls := 0
+	probeDaemon = func() error {
+		if calls++; calls < 3 {
+			return silent
+		}
+		return nil
+	}
+	busyDaemonWait = 10 * time.Second
+	if err := d.startIfNeeded(context.Background()); err != nil || d.Started() {
+		t.Fatalf("a daemon that answers after a while must be used, not replaced: err=%v started=%v", err, d.Started())
 	}
 }

@@ -28,6 +28,11 @@ type daemonRecord struct {
 	LogDir    string             `json:"logDir"`
 }
 
+// libvirtdAlive says whether the recorded libvirtd (started last) runs.
+func (d *daemonRecord) libvirtdAlive() bool {
+	return len(d.Processes) > 0 && d.Processes[len(d.Processes)-1].Alive()
+}
+
 // userRecord is one handle on the daemon.
 type userRecord struct {
 	Owner process.Identity `json:"owner"`

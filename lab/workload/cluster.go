@@ -80,9 +80,12 @@ func (o Options) controlPlane() controlplane.Options {
 		// As in a real cluster: kubelets (here lab node agents) are
 		// authorized by the Node authorizer and confined to their own
 		// Node and Lease by NodeRestriction.
-		AuthorizationModes:     []string{"Node", "RBAC"},
-		AdmissionPlugins:       []string{"NodeRestriction"},
-		ControllerManager:      true,
+		AuthorizationModes: []string{"Node", "RBAC"},
+		AdmissionPlugins:   []string{"NodeRestriction"},
+		ControllerManager:  true,
+		// Workers that join through the machine API bootstrap their
+		// kubelet identity with a CSR, as in OpenShift.
+		CSRSigning:             true,
 		NodeMonitorGracePeriod: o.NodeMonitorGracePeriod,
 		StartTimeout:           o.StartTimeout,
 		Tracker:                o.Tracker,

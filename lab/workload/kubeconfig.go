@@ -43,3 +43,24 @@ func (c *Cluster) IssueNodeKubeconfig(nodeName, server string) ([]byte, error) {
 	}
 	return raw, nil
 }
+
+// BootstrapUser is the identity of the shared credential workers bootstrap
+// with (IssueBootstrapKubeconfig): in group system:bootstrappers, which may
+// create CertificateSigningRequests and nothing else once the cluster
+// binds it to system:node-bootstrapper.
+const BootstrapUser = "system:bootstrap:machine-api-workers"
+
+// BootstrapGroup is the group of bootstrapping kubelets.
+const BootstrapGroup = "system:bootstrappers"
+
+// IssueBootstrapKubeconfig issues the shared bootstrap credential of
+// workers as a kubeconfig pointed at server (Server() when empty): the
+// lab's stand-in for the bootstrap kubeconfig in a worker's Ignition, with
+// which a kubelet requests its own client certificate.
+func (c *Cluster) IssueBootstrapKubeconfig(server string) ([]byte, error) {
+	raw, err := c.cp.ClientKubeconfig(server, BootstrapUser, BootstrapGroup)
+	if err != nil {
+		return nil, fmt.Errorf("issue bootstrap kubeconfig: %w", err)
+	}
+	return raw, nil
+}

@@ -16,6 +16,8 @@ import (
 	"github.com/stmcginnis/gofish"
 	gfredfish "github.com/stmcginnis/gofish/redfish"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -96,24 +98,67 @@ var _ = Describe("Virtual bare-metal hosts", Label("lab", "hosts"), Ordered, fun
 	}, SpecTimeout(3*time.Minute))
 
 	ztpSpecs()
+	mapiSpecs()
+	capiSpecs()
 })
 
-// redfishSystem logs into a BareMetalHost's BMC with its Secret, as metal3
-// does, and returns the system its address names.
-func redfishSystem(ctx SpecContext, bmh *bmov1alpha1.BareMetalHost) (*gfredfish.ComputerSystem, *gofish.APIClient) {
+// redfishSystem logs into a hub BareMetalHost's BMC with its Secret, as
+// metal3 does, and returns the system its address names.
+func redfishSystem(ctx context.Context, bmh *bmov1alpha1.BareMetalHost) (*gfredfish.ComputerSystem, *gofish.APIClient) {
+	return redfishSystemIn(ctx, shared.lab.Client(), bmh)
+}
+
+// redfishSystemIn does the same for a BareMetalHost of the cluster c
+// reaches (a spoke's machine API hosts).
+func redfishSystemIn(ctx context.Context, c client.Client, bmh *bmov1alpha1.BareMetalHost) (*gfredfish.ComputerSystem, *gofish.APIClient) {
 	secret := &corev1.Secret{}
-	Expect(shared.lab.Client().Get(ctx, client.ObjectKey{Namespace: bmh.Namespace, Name: bmh.Spec.BMC.CredentialsName}, secret)).To(Succeed())
+	Expect(c.Get(ctx, client.ObjectKey{Namespace: bmh.Namespace, Name: bmh.Spec.BMC.CredentialsName}, secret)).To(Succeed())
 	addr, err := url.Parse(strings.TrimPrefix(bmh.Spec.BMC.Address, "redfish-virtualmedia+"))
 	Expect(err).NotTo(HaveOccurred())
-	c, err := gofish.Connect(gofish.ClientConfig{
+	bmc, err := gofish.Connect(gofish.ClientConfig{
 		Endpoint: addr.Scheme + "://" + addr.Host, BasicAuth: true,
 		Username: string(secret.Data["username"]), Password: string(secret.Data["password"]),
 	})
 	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(c.Logout)
-	sys, err := gfredfish.GetComputerSystem(c, addr.Path)
+	DeferCleanup(bmc.Logout)
+	sys, err := gfredfish.GetComputerSystem(bmc, addr.Path)
 	Expect(err).NotTo(HaveOccurred())
-	return sys, c
+	return sys, bmc
+}
+
+// hostPlacement is where and how a spec wants one of the lab's hosts.
+type hostPlacement struct {
+	Namespace, Name     string
+	Labels, Annotations map[string]string
+	Online              bool
+}
+
+// moveLabHost replaces the lab's BareMetalHost of a host (and its BMC
+// Secret) with one written as the spec's user writes it.
+func moveLabHost(ctx context.Context, labHost string, to hostPlacement) {
+	c := shared.lab.Client()
+	inv := shared.lab.Inventory()
+	old := &bmov1alpha1.BareMetalHost{}
+	Expect(c.Get(ctx, client.ObjectKey{Namespace: inv.Namespace, Name: labHost}, old)).To(Succeed())
+	creds := &corev1.Secret{}
+	Expect(c.Get(ctx, client.ObjectKey{Namespace: inv.Namespace, Name: old.Spec.BMC.CredentialsName}, creds)).To(Succeed())
+	Expect(c.Delete(ctx, old)).To(Succeed())
+	Eventually(func() bool {
+		return apierrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(old), old))
+	}).WithContext(ctx).WithTimeout(2*time.Minute).Should(BeTrue(), "the lab's BareMetalHost %s goes away", labHost)
+
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: to.Name + "-bmc", Namespace: to.Namespace}, Data: creds.Data}
+	Expect(c.Create(ctx, secret)).To(Succeed())
+	Expect(c.Create(ctx, &bmov1alpha1.BareMetalHost{
+		ObjectMeta: metav1.ObjectMeta{Name: to.Name, Namespace: to.Namespace, Labels: to.Labels, Annotations: to.Annotations},
+		Spec: bmov1alpha1.BareMetalHostSpec{
+			BMC:                   bmov1alpha1.BMCDetails{Address: old.Spec.BMC.Address, CredentialsName: secret.Name},
+			BootMACAddress:        old.Spec.BootMACAddress,
+			BootMode:              old.Spec.BootMode,
+			Online:                to.Online,
+			AutomatedCleaningMode: bmov1alpha1.CleaningModeDisabled,
+		},
+	})).To(Succeed())
 }
 
 func cdrom(sys *gfredfish.ComputerSystem) *gfredfish.VirtualMedia {

@@ -12,7 +12,6 @@ import (
 	"github.com/openshift/hive/apis/hive/v1/agent"
 	gfredfish "github.com/stmcginnis/gofish/redfish"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -161,32 +160,9 @@ func ztpManifests() []client.Object {
 // adoptHost replaces the lab's BareMetalHost of a host with one in the ZTP
 // site, labelled with the InfraEnv as a ZTP user writes it.
 func adoptHost(ctx context.Context, labHost, hostname string) {
-	c := shared.lab.Client()
-	inv := shared.lab.Inventory()
-	old := &bmov1alpha1.BareMetalHost{}
-	Expect(c.Get(ctx, client.ObjectKey{Namespace: inv.Namespace, Name: labHost}, old)).To(Succeed())
-	creds := &corev1.Secret{}
-	Expect(c.Get(ctx, client.ObjectKey{Namespace: inv.Namespace, Name: old.Spec.BMC.CredentialsName}, creds)).To(Succeed())
-	Expect(c.Delete(ctx, old)).To(Succeed())
-	Eventually(func() bool {
-		return apierrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(old), old))
-	}).WithContext(ctx).WithTimeout(time.Minute).Should(BeTrue(), "the lab's BareMetalHost %s goes away", labHost)
-
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: hostname + "-bmc", Namespace: ztpSite}, Data: creds.Data}
-	Expect(c.Create(ctx, secret)).To(Succeed())
-	bmh := &bmov1alpha1.BareMetalHost{
-		ObjectMeta: metav1.ObjectMeta{Name: hostname, Namespace: ztpSite,
-			Labels:      map[string]string{agentv1beta1.InfraEnvNameLabel: ztpSite},
-			Annotations: map[string]string{"bmac.agent-install.openshift.io/hostname": hostname, "bmac.agent-install.openshift.io/role": "master"}},
-		Spec: bmov1alpha1.BareMetalHostSpec{
-			BMC:                   bmov1alpha1.BMCDetails{Address: old.Spec.BMC.Address, CredentialsName: secret.Name},
-			BootMACAddress:        old.Spec.BootMACAddress,
-			BootMode:              old.Spec.BootMode,
-			Online:                true,
-			AutomatedCleaningMode: bmov1alpha1.CleaningModeDisabled,
-		},
-	}
-	Expect(c.Create(ctx, bmh)).To(Succeed())
+	moveLabHost(ctx, labHost, hostPlacement{Namespace: ztpSite, Name: hostname, Online: true,
+		Labels:      map[string]string{agentv1beta1.InfraEnvNameLabel: ztpSite},
+		Annotations: map[string]string{"bmac.agent-install.openshift.io/hostname": hostname, "bmac.agent-install.openshift.io/role": "master"}})
 }
 
 func nodeReady(n *corev1.Node) corev1.ConditionStatus {

@@ -41,8 +41,10 @@ type InstallArgs struct {
 // NodeConfig is what an installed node needs to join its cluster, the
 // lab's stand-in for the ignition an OpenShift node boots with.
 type NodeConfig struct {
-	// Name of the Node (the host name).
-	Name string `json:"name"`
+	// Name of the Node (the host name). Empty in shared worker user data:
+	// the node is named after its host name, which a config drive's
+	// metadata (local-hostname) sets as cloud-init and afterburn do.
+	Name string `json:"name,omitempty"`
 	// ProviderID, when set, goes on the Node.
 	ProviderID string            `json:"providerID,omitempty"`
 	Labels     map[string]string `json:"labels,omitempty"`
@@ -59,6 +61,16 @@ type NodeConfig struct {
 	CACert     string `json:"caCert"`
 	ClientCert string `json:"clientCert"`
 	ClientKey  string `json:"clientKey"`
+	// Bootstrap says ClientCert and ClientKey are not the node's own
+	// identity but the shared bootstrap credential of workers (group
+	// system:bootstrappers): the node creates a CertificateSigningRequest
+	// for system:node:<Name> with it and joins once the request is
+	// approved and signed, as a kubelet's TLS bootstrap does.
+	Bootstrap bool `json:"bootstrap,omitempty"`
+	// BootstrappedFrom, on an identity a node keeps after bootstrapping,
+	// is the SHA-256 of the bootstrap config it came from: a disk keeps
+	// the identity only for the user data it was provisioned with.
+	BootstrappedFrom string `json:"bootstrappedFrom,omitempty"`
 	// KubeletVersion is reported in the Node's status.
 	KubeletVersion string `json:"kubeletVersion,omitempty"`
 	// Report, when set, is where the node reports its last install stages.
@@ -80,6 +92,13 @@ type ReportTarget struct {
 	ServicePort int    `json:"servicePort"`
 	ServiceHost string `json:"serviceHost,omitempty"`
 }
+
+// ConfigDriveHostnameKey is the config drive metadata key (meta_data.json)
+// naming the host, which the node agent takes as its host name.
+const ConfigDriveHostnameKey = "local-hostname"
+
+// KubeletClientSigner is the signer of kubelet client certificates.
+const KubeletClientSigner = "kubernetes.io/kube-apiserver-client-kubelet"
 
 // UserData is what a provisioner hands a host on a config drive: a
 // discovery config (CAPI: the bootstrap provider's data) or a node config

@@ -1,0 +1,46 @@
+package assisted
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	hivev1 "github.com/openshift/hive/apis/hive/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/paritylab/paritylab/providers/controlplane/release/releasetest"
+)
+
+// TestReleaseVersion: the version comes from the tag, else from the
+// release image itself (a digest reference, as the control-plane
+// provider writes), else from the ClusterImageSet name.
+func TestReleaseVersion(t *testing.T) {
+	reg := releasetest.Start()
+	defer reg.Close()
+	byDigest, err := reg.Push("ocp/release", "4.17.3", "1.30.5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, image, want, wantErr string
+	}{
+		{name: "any", image: "quay.io/openshift-release-dev/ocp-release:4.21.0-x86_64", want: "4.21.0"},
+		{name: "cluster-a", image: byDigest, want: "4.17.3"},
+		{name: "openshift-v4.16.1", image: reg.Host() + "/ocp/missing@sha256:" + strings.Repeat("0", 64), want: "4.16.1"},
+		{name: "no-version", image: reg.Host() + "/ocp/missing@sha256:" + strings.Repeat("0", 64), wantErr: "cannot tell the OpenShift version"},
+	}
+	s := &Service{}
+	for _, c := range cases {
+		is := &hivev1.ClusterImageSet{ObjectMeta: metav1.ObjectMeta{Name: c.name}, Spec: hivev1.ClusterImageSetSpec{ReleaseImage: c.image}}
+		got, err := s.releaseVersion(context.Background(), is)
+		if c.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Errorf("%s: err = %v, want %q", c.name, err, c.wantErr)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%s: releaseVersion = %q, %v; want %q", c.name, got, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,274 @@
+package mapi
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-logr/logr"
+	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+	machinev1beta1 "github.com/openshift/api/machine/v1beta1"
+	maomachine "github.com/openshift/machine-api-operator/pkg/controller/machine"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/tools/record"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// HostAnnotation on a Machine names its BareMetalHost, <ns>/<name>.
+const HostAnnotation = "metal3.io/BareMetalHost"
+
+// ProviderIDPrefix starts the providerID of a bare-metal Machine and Node.
+const ProviderIDPrefix = "baremetalhost:///"
+
+// Actuator is the bare-metal actuator behind MAO's Machine controller.
+type Actuator struct {
+	client   client.Client
+	recorder record.EventRecorder
+	log      logr.Logger
+	// retry is how soon the Machine controller tries again while the
+	// actuator waits for a host (none free, deprovisioning, remediation).
+	retry time.Duration
+}
+
+var _ maomachine.Actuator = (*Actuator)(nil)
+
+// NewActuator makes an Actuator that reads and writes with c.
+func NewActuator(c client.Client, recorder record.EventRecorder, log logr.Logger, retry time.Duration) *Actuator {
+	return &Actuator{client: c, recorder: recorder, log: log, retry: retry}
+}
+
+// ProviderID is the providerID of a Machine on host h.
+func ProviderID(h *bmov1alpha1.BareMetalHost) string {
+	return fmt.Sprintf("%s%s/%s/%s", ProviderIDPrefix, h.Namespace, h.Name, h.UID)
+}
+
+func (a *Actuator) requeue(why string) error {
+	return &maomachine.RequeueAfterError{RequeueAfter: a.retry}
+}
+
+// Create takes a host for the Machine and has it provisioned with the
+// providerSpec's image and user data.
+func (a *Actuator) Create(ctx context.Context, m *machinev1beta1.Machine) error {
+	spec, err := providerSpec(m)
+	if err != nil {
+		return err
+	}
+	host, err := a.host(ctx, m)
+	if err != nil {
+		return err
+	}
+	if host == nil {
+		if host, err = chooseHost(ctx, a.client, m, spec.HostSelector); err != nil {
+			return err
+		}
+		if host == nil {
+			a.log.Info("No available host; waiting", "machine", m.Name)
+			return a.requeue("no host")
+		}
+	}
+	if err := a.claim(ctx, m, host, spec); err != nil {
+		return err
+	}
+	a.recorder.Eventf(m, corev1.EventTypeNormal, "HostClaimed", "BareMetalHost %s/%s provisions this Machine", host.Namespace, host.Name)
+	if err := a.ensureAnnotation(ctx, m, host); err != nil {
+		return err
+	}
+	return a.updateStatus(ctx, m, host)
+}
+
+// claim sets the consumerRef, image, user data and power on the host.
+func (a *Actuator) claim(ctx context.Context, m *machinev1beta1.Machine, h *bmov1alpha1.BareMetalHost, spec *BareMetalMachineProviderSpec) error {
+	before := h.DeepCopy()
+	h.Spec.ConsumerRef = &corev1.ObjectReference{Kind: machineKind, APIVersion: machineAPIVersion, Name: m.Name, Namespace: m.Namespace}
+	if h.Spec.Image == nil {
+		h.Spec.Image = &bmov1alpha1.Image{URL: spec.Image.URL, Checksum: spec.Image.Checksum,
+			ChecksumType: bmov1alpha1.ChecksumType(spec.Image.ChecksumType)}
+		if spec.Image.DiskFormat != "" {
+			h.Spec.Image.DiskFormat = &spec.Image.DiskFormat
+		}
+		h.Spec.UserData = spec.UserData
+		if h.Spec.UserData != nil && h.Spec.UserData.Namespace == "" {
+			h.Spec.UserData = &corev1.SecretReference{Name: spec.UserData.Name, Namespace: m.Namespace}
+		}
+	}
+	h.Spec.Online = true
+	// An Update, not a patch: the resourceVersion makes two Machines that
+	// picked the same host race safely, one of them fails and picks again.
+	if err := a.client.Update(ctx, h); err != nil {
+		return fmt.Errorf("claim BareMetalHost %s/%s for machine %s: %w", h.Namespace, h.Name, m.Name, err)
+	}
+	if before.Spec.ConsumerRef == nil {
+		a.log.Info("Host claimed", "machine", m.Name, "host", h.Name)
+	}
+	return nil
+}
+
+// ensureAnnotation records the host on the Machine.
+func (a *Actuator) ensureAnnotation(ctx context.Context, m *machinev1beta1.Machine, h *bmov1alpha1.BareMetalHost) error {
+	want := h.Namespace + "/" + h.Name
+	if m.Annotations[HostAnnotation] == want {
+		return nil
+	}
+	patch := client.MergeFrom(m.DeepCopy())
+	if m.Annotations == nil {
+		m.Annotations = map[string]string{}
+	}
+	m.Annotations[HostAnnotation] = want
+	if err := a.client.Patch(ctx, m, patch); err != nil {
+		return fmt.Errorf("annotate machine %s with its host: %w", m.Name, err)
+	}
+	return nil
+}
+
+// host is the BareMetalHost the Machine's annotation names, nil if none.
+func (a *Actuator) host(ctx context.Context, m *machinev1beta1.Machine) (*bmov1alpha1.BareMetalHost, error) {
+	ref, ok := m.Annotations[HostAnnotation]
+	if !ok || ref == "" {
+		return nil, nil
+	}
+	ns, name, ok := strings.Cut(ref, "/")
+	if !ok {
+		return nil, maomachine.InvalidMachineConfiguration("machine %s: annotation %s=%q is not <namespace>/<name>", m.Name, HostAnnotation, ref)
+	}
+	h := &bmov1alpha1.BareMetalHost{}
+	if err := a.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, h); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("get BareMetalHost %s of machine %s: %w", ref, m.Name, err)
+	}
+	return h, nil
+}
+
+// Exists: the Machine has a host that it consumes.
+func (a *Actuator) Exists(ctx context.Context, m *machinev1beta1.Machine) (bool, error) {
+	h, err := a.host(ctx, m)
+	if err != nil {
+		return false, err
+	}
+	return h != nil && consumedBy(h, m), nil
+}
+
+// Update keeps the Machine's annotation, providerID (also on its Node)
+// and addresses current, and carries out external remediation.
+func (a *Actuator) Update(ctx context.Context, m *machinev1beta1.Machine) error {
+	h, err := a.host(ctx, m)
+	if err != nil {
+		return err
+	}
+	if h == nil || !consumedBy(h, m) {
+		return fmt.Errorf("machine %s has no BareMetalHost", m.Name)
+	}
+	if err := a.ensureAnnotation(ctx, m, h); err != nil {
+		return err
+	}
+	if externalRemediationRequested(m) {
+		if err := a.remediate(ctx, m, h); err != nil {
+			return err
+		}
+	}
+	if err := a.ensureProviderID(ctx, m, h); err != nil {
+		return err
+	}
+	return a.updateStatus(ctx, m, h)
+}
+
+// ensureProviderID writes the providerID to the Machine and to its Node
+// (whose providerID may only go from empty to set).
+func (a *Actuator) ensureProviderID(ctx context.Context, m *machinev1beta1.Machine, h *bmov1alpha1.BareMetalHost) error {
+	id := ProviderID(h)
+	if m.Spec.ProviderID == nil || *m.Spec.ProviderID != id {
+		patch := client.MergeFrom(m.DeepCopy())
+		m.Spec.ProviderID = &id
+		if err := a.client.Patch(ctx, m, patch); err != nil {
+			return fmt.Errorf("set providerID of machine %s: %w", m.Name, err)
+		}
+	}
+	node, err := a.node(ctx, m)
+	if err != nil || node == nil || node.Spec.ProviderID != "" {
+		return err
+	}
+	patch := client.MergeFrom(node.DeepCopy())
+	node.Spec.ProviderID = id
+	if err := a.client.Patch(ctx, node, patch); err != nil {
+		return fmt.Errorf("set providerID of node %s: %w", node.Name, err)
+	}
+	a.log.Info("Node providerID set", "machine", m.Name, "node", node.Name, "providerID", id)
+	return nil
+}
+
+// node is the Machine's Node: the one its nodeRef names, else (before the
+// nodelink controller linked them) the one named as its host name.
+func (a *Actuator) node(ctx context.Context, m *machinev1beta1.Machine) (*corev1.Node, error) {
+	name := ""
+	if m.Status.NodeRef != nil {
+		name = m.Status.NodeRef.Name
+	} else {
+		name = addressOf(m.Status.Addresses, corev1.NodeHostName)
+	}
+	if name == "" {
+		return nil, nil
+	}
+	n := &corev1.Node{}
+	if err := a.client.Get(ctx, client.ObjectKey{Name: name}, n); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("get node %s of machine %s: %w", name, m.Name, err)
+	}
+	return n, nil
+}
+
+// updateStatus writes the host's addresses into the Machine's status.
+func (a *Actuator) updateStatus(ctx context.Context, m *machinev1beta1.Machine, h *bmov1alpha1.BareMetalHost) error {
+	addrs := nodeAddresses(h)
+	if equalAddresses(m.Status.Addresses, addrs) {
+		return nil
+	}
+	patch := client.MergeFrom(m.DeepCopy())
+	m.Status.Addresses = addrs
+	if err := a.client.Status().Patch(ctx, m, patch); err != nil {
+		return fmt.Errorf("write addresses of machine %s: %w", m.Name, err)
+	}
+	return nil
+}
+
+// Delete has the Machine's host deprovisioned and then releases it; it
+// returns a requeue error until the host is deprovisioned, and the
+// Machine controller keeps calling it until it returns nil.
+func (a *Actuator) Delete(ctx context.Context, m *machinev1beta1.Machine) error {
+	h, err := a.host(ctx, m)
+	if err != nil || h == nil || !consumedBy(h, m) {
+		return err
+	}
+	if h.Spec.Image != nil || h.Spec.UserData != nil || h.Spec.Online {
+		h.Spec.Image, h.Spec.UserData, h.Spec.Online = nil, nil, false
+		if err := a.client.Update(ctx, h); err != nil {
+			return fmt.Errorf("deprovision BareMetalHost %s of machine %s: %w", h.Name, m.Name, err)
+		}
+		a.log.Info("Host deprovisioning", "machine", m.Name, "host", h.Name)
+		return a.requeue("deprovisioning")
+	}
+	if !deprovisioned(h) {
+		return a.requeue("deprovisioning")
+	}
+	h.Spec.ConsumerRef = nil
+	if err := a.client.Update(ctx, h); err != nil {
+		return fmt.Errorf("release BareMetalHost %s of machine %s: %w", h.Name, m.Name, err)
+	}
+	a.log.Info("Host released", "machine", m.Name, "host", h.Name)
+	return nil
+}
+
+// deprovisioned: the host holds no image any more (or never got one).
+func deprovisioned(h *bmov1alpha1.BareMetalHost) bool {
+	switch h.Status.Provisioning.State {
+	case bmov1alpha1.StateNone, bmov1alpha1.StateUnmanaged, bmov1alpha1.StateRegistering,
+		bmov1alpha1.StateInspecting, bmov1alpha1.StateMatchProfile, bmov1alpha1.StatePreparing,
+		bmov1alpha1.StateReady, bmov1alpha1.StateAvailable:
+		return true
+	}
+	return false
+}

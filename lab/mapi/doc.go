@@ -1,0 +1,31 @@
+// Package mapi runs the OpenShift machine API in a workload cluster, as
+// OpenShift runs it there: machine-api-operator's Machine (with drain),
+// MachineSet, MachineHealthCheck and nodelink controllers, used as they
+// are, with a bare-metal actuator of ours behind the Machine controller,
+// the lab's bare-metal operator (lab/metal3) for the cluster's
+// BareMetalHosts in openshift-machine-api, and a node client CSR approver
+// in the role of cluster-machine-approver.
+//
+// The actuator follows the upstream bare-metal actuator's contract
+// (shared/reference/parity.md): host choice among the Machine's
+// namespace's BareMetalHosts, consumerRef kind Machine, the
+// metal3.io/BareMetalHost annotation, providerID
+// baremetalhost:///<ns>/<bmh>/<uid> on the Machine and its Node, image and
+// user data provisioning, deprovisioning on delete, and the
+// external-baremetal remediation strategy of MachineHealthChecks.
+//
+// Start also does what the installer does for the machine API of a
+// bare-metal cluster: it writes the shared worker user data Secret
+// (worker-user-data, a bootstrap credential instead of per-node
+// identities) and a worker MachineSet of zero replicas whose providerSpec
+// names the lab's node image, served from a loopback HTTP server.
+//
+// Differences from OpenShift, on purpose, because of the lab's network
+// (every guest is 10.0.2.15 behind QEMU user-mode networking, so IPs name
+// no host): a Machine's addresses hold the host name the BareMetalHost's
+// hardware details report or, as the lab's out-of-band inspection reports
+// none, the BareMetalHost's name (the host name its config drive metadata
+// gives the node); the actuator writes the providerID to the Node of that
+// name when no nodeRef names one yet, so that the upstream nodelink
+// controller links by providerID.
+package mapi

@@ -1,0 +1,170 @@
+package mapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+	openshiftfeatures "github.com/openshift/api/features"
+	machinev1beta1 "github.com/openshift/api/machine/v1beta1"
+	maomachine "github.com/openshift/machine-api-operator/pkg/controller/machine"
+	maomhc "github.com/openshift/machine-api-operator/pkg/controller/machinehealthcheck"
+	maomachineset "github.com/openshift/machine-api-operator/pkg/controller/machineset"
+	maonodelink "github.com/openshift/machine-api-operator/pkg/controller/nodelink"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/component-base/featuregate"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/paritylab/paritylab/lab/metal3"
+)
+
+// MachineAPI is the machine API running against one workload cluster.
+type MachineAPI struct {
+	opts   Options
+	images *imageServer
+	cancel context.CancelFunc
+	done   chan struct{}
+	runErr error
+
+	stopOnce sync.Once
+}
+
+// Start writes the installer's machine API objects into the cluster and
+// runs, in one manager, MAO's Machine (with our actuator), MachineSet,
+// MachineHealthCheck and nodelink controllers, the bare-metal operator
+// for the cluster's hosts and the node CSR approver. They run until Stop.
+func Start(ctx context.Context, opts Options) (_ *MachineAPI, retErr error) {
+	if err := opts.defaults(); err != nil {
+		return nil, err
+	}
+	img, err := newImageServer(opts)
+	if err != nil {
+		return nil, err
+	}
+	mgr, bmo, err := newManager(opts, img)
+	if err != nil {
+		return nil, errors.Join(err, img.close())
+	}
+	c, err := client.New(opts.RESTConfig, client.Options{Scheme: mgr.GetScheme()})
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("machine API client: %w", err), img.close(), bmo.Close())
+	}
+	if err := install(ctx, c, opts, img); err != nil {
+		return nil, errors.Join(err, img.close(), bmo.Close())
+	}
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	m := &MachineAPI{opts: opts, images: img, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(m.done)
+		if err := mgr.Start(runCtx); err != nil {
+			m.runErr = fmt.Errorf("machine API manager: %w", err)
+			opts.Logger.Error(err, "Machine API manager stopped")
+		}
+	}()
+	if !mgr.GetCache().WaitForCacheSync(ctx) {
+		return nil, errors.Join(errors.New("machine API: caches did not sync"), m.Stop())
+	}
+	opts.Logger.V(1).Info("Machine API running", "machineSet", WorkerMachineSetName(opts.InfrastructureName), "nodeImage", img.url())
+	return m, nil
+}
+
+// Scheme holds the types the machine API reads and writes.
+func Scheme() (*runtime.Scheme, error) {
+	s := runtime.NewScheme()
+	err := errors.Join(clientgoscheme.AddToScheme(s), machinev1beta1.Install(s), bmov1alpha1.AddToScheme(s), certificatesv1.AddToScheme(s))
+	if err != nil {
+		return nil, fmt.Errorf("machine API scheme: %w", err)
+	}
+	return s, nil
+}
+
+func newManager(opts Options, img *imageServer) (manager.Manager, *metal3.Operator, error) {
+	s, err := Scheme()
+	if err != nil {
+		return nil, nil, err
+	}
+	mopts := manager.Options{
+		Scheme: s, Logger: opts.Logger,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		// Every workload cluster runs the same controllers in this
+		// process, next to the hub's bare-metal operator.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	}
+	mgr, err := ctrl.NewManager(opts.RESTConfig, mopts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("machine API manager: %w", err)
+	}
+	bmo, err := metal3.New(opts.Metal3)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := addControllers(mgr, mopts, opts, img, bmo); err != nil {
+		return nil, nil, errors.Join(err, bmo.Close())
+	}
+	return mgr, bmo, nil
+}
+
+func addControllers(mgr manager.Manager, mopts manager.Options, opts Options, img *imageServer, bmo *metal3.Operator) error {
+	gate, err := featureGate()
+	if err != nil {
+		return err
+	}
+	actuator := NewActuator(mgr.GetClient(), mgr.GetEventRecorderFor("baremetal-actuator"), opts.Logger.WithName("actuator"), opts.Retry)
+	certs, err := kubernetes.NewForConfig(opts.RESTConfig)
+	if err != nil {
+		return fmt.Errorf("machine approver client: %w", err)
+	}
+	appr := &approver{client: mgr.GetClient(), certs: certs, namespace: opts.Namespace, recheck: opts.Retry, log: opts.Logger.WithName("machine-approver")}
+	return errors.Join(
+		wrap("machine controller", maomachine.AddWithActuator(mgr, actuator, gate)),
+		wrap("machineset controller", maomachineset.Add(mgr, mopts, gate)),
+		wrap("machinehealthcheck controller", maomhc.Add(mgr, mopts)),
+		wrap("nodelink controller", maonodelink.Add(mgr, mopts)),
+		wrap("machine approver", appr.setupWithManager(mgr)),
+		wrap("bare-metal operator", bmo.SetupWithManager(context.Background(), mgr)),
+		wrap("node image server", mgr.Add(img)),
+	)
+}
+
+func wrap(what string, err error) error {
+	if err != nil {
+		return fmt.Errorf("set up %s: %w", what, err)
+	}
+	return nil
+}
+
+// featureGate is the machine API's gate set as OpenShift's default
+// feature set has it: MachineAPIMigration off.
+func featureGate() (featuregate.MutableFeatureGate, error) {
+	gate := featuregate.NewFeatureGate()
+	err := gate.Add(map[featuregate.Feature]featuregate.FeatureSpec{
+		featuregate.Feature(openshiftfeatures.FeatureGateMachineAPIMigration): {Default: false, PreRelease: featuregate.Alpha},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("machine API feature gates: %w", err)
+	}
+	return gate, nil
+}
+
+// NodeImageURL is where the node image is served, and its SHA-256.
+func (m *MachineAPI) NodeImageURL() (url, sha256 string) { return m.images.url(), m.images.checksum }
+
+// Stop ends every controller and the image server, and waits for them.
+func (m *MachineAPI) Stop() error {
+	m.stopOnce.Do(func() {
+		m.cancel()
+		<-m.done
+	})
+	return m.runErr
+}

@@ -1,0 +1,157 @@
+package mapi
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+	machinev1beta1 "github.com/openshift/api/machine/v1beta1"
+	maomhc "github.com/openshift/machine-api-operator/pkg/controller/machinehealthcheck"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/paritylab/paritylab/lab/workload"
+)
+
+// MAO's own MachineHealthCheck controller asks for external remediation
+// of an unhealthy Machine; the actuator then power-cycles the host through
+// the bare-metal operator's API (played here by the test), deletes the
+// Node, and restores its labels and annotations when it registers again.
+func TestExternalBaremetalRemediation(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	h := newHost(t, "remediate-host", nil, nil)
+	m := newMachine(t, "remediate-m", HostSelector{})
+	a := testActuator()
+	if err := a.Create(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	setHostStatus(t, h, func(s *bmov1alpha1.BareMetalHostStatus) {
+		s.Provisioning.State, s.PoweredOn = bmov1alpha1.StateProvisioned, true
+	})
+	node := unhealthyNode(t, "remediate-host")
+	get(t, m)
+	patch := client.MergeFrom(m.DeepCopy())
+	m.Labels = map[string]string{"pool": "remediate"}
+	if err := suite.client.Patch(ctx, m, patch); err != nil {
+		t.Fatal(err)
+	}
+	spatch := client.MergeFrom(m.DeepCopy())
+	m.Status.NodeRef = &corev1.ObjectReference{Kind: "Node", Name: node.Name, UID: node.UID}
+	m.Status.LastUpdated = ptr.To(metav1.Now())
+	if err := suite.client.Status().Patch(ctx, m, spatch); err != nil {
+		t.Fatal(err)
+	}
+
+	runMHCController(ctx, t)
+	mhc := &machinev1beta1.MachineHealthCheck{
+		ObjectMeta: metav1.ObjectMeta{Name: "remediate", Namespace: workload.MachineAPINamespace,
+			Annotations: map[string]string{"machine.openshift.io/remediation-strategy": "external-baremetal"}},
+		Spec: machinev1beta1.MachineHealthCheckSpec{
+			Selector:            metav1.LabelSelector{MatchLabels: map[string]string{"pool": "remediate"}},
+			UnhealthyConditions: []machinev1beta1.UnhealthyCondition{{Type: corev1.NodeReady, Status: corev1.ConditionUnknown, Timeout: metav1.Duration{Duration: time.Second}}},
+		},
+	}
+	if err := suite.client.Create(ctx, mhc); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = suite.client.Delete(context.Background(), mhc) })
+	poll(ctx, t, "MHC annotates the Machine for external remediation", func() bool {
+		get(t, m)
+		return externalRemediationRequested(m)
+	})
+
+	step := func(what string, wantDone bool) {
+		t.Helper()
+		get(t, m)
+		err := a.Update(ctx, m)
+		if wantDone && err != nil || !wantDone && !isRequeue(err) {
+			t.Fatalf("%s: Update returned %v", what, err)
+		}
+		get(t, h)
+	}
+	step("power off requested", false)
+	if _, ok := h.Annotations[PowerOffAnnotation]; !ok {
+		t.Fatalf("host lacks %s: %v", PowerOffAnnotation, h.Annotations)
+	}
+	step("still powered on", false)
+	get(t, node)
+	setHostStatus(t, h, func(s *bmov1alpha1.BareMetalHostStatus) { s.PoweredOn = false })
+	step("node deleted", false)
+	if err := suite.client.Get(ctx, client.ObjectKeyFromObject(node), &corev1.Node{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("node not deleted once the host is off: %v", err)
+	}
+	step("power on", false)
+	if _, ok := h.Annotations[PowerOffAnnotation]; ok {
+		t.Fatal("power-off annotation kept after the node was deleted")
+	}
+	step("waiting for the node", false)
+	back := newNode(t, "remediate-host", nil)
+	step("restored", true)
+	get(t, back)
+	if back.Labels["node-role.kubernetes.io/worker"] != "" || back.Labels["custom"] != "kept" || back.Annotations["example.com/note"] != "kept" {
+		t.Errorf("node labels %v annotations %v not restored", back.Labels, back.Annotations)
+	}
+	if _, ok := back.Labels["node-role.kubernetes.io/worker"]; !ok {
+		t.Errorf("node role label not restored: %v", back.Labels)
+	}
+	get(t, m)
+	if externalRemediationRequested(m) || m.Annotations[NodeBackupAnnotation] != "" {
+		t.Errorf("remediation annotations left on the Machine: %v", m.Annotations)
+	}
+}
+
+// unhealthyNode is a Node whose Ready condition went Unknown an hour ago.
+func unhealthyNode(t *testing.T, name string) *corev1.Node {
+	t.Helper()
+	n := newNode(t, name, map[string]string{"node-role.kubernetes.io/worker": "", "custom": "kept"})
+	n.Annotations = map[string]string{"example.com/note": "kept"}
+	if err := suite.client.Update(context.Background(), n); err != nil {
+		t.Fatal(err)
+	}
+	n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionUnknown,
+		LastTransitionTime: metav1.NewTime(time.Now().Add(-time.Hour)), LastHeartbeatTime: metav1.NewTime(time.Now().Add(-time.Hour))}}
+	if err := suite.client.Status().Update(context.Background(), n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// runMHCController runs MAO's MachineHealthCheck controller until ctx ends.
+func runMHCController(ctx context.Context, t *testing.T) {
+	t.Helper()
+	s, err := Scheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := manager.Options{Scheme: s, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)}}
+	mgr, err := ctrl.NewManager(suite.cluster.RESTConfig(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := maomhc.Add(mgr, opts); err != nil {
+		t.Fatal(err)
+	}
+	mctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = mgr.Start(mctx) }()
+	t.Cleanup(func() { stop(); <-done })
+}
+
+func poll(ctx context.Context, t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) { return cond(), nil })
+	if err != nil {
+		t.Fatalf("timed out waiting: %s", what)
+	}
+}

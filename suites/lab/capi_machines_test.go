@@ -1,0 +1,491 @@
+package labsuite
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"time"
+
+	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+	capm3v1beta1 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta1"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	gfredfish "github.com/stmcginnis/gofish/redfish"
+	"golang.org/x/crypto/ssh"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
+	"libvirt.org/go/libvirt"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util/conditions"
+
+	"github.com/paritylab/paritylab/lab"
+	"github.com/paritylab/paritylab/lab/agentbin"
+	"github.com/paritylab/paritylab/lab/assisted"
+	"github.com/paritylab/paritylab/lab/images"
+	"github.com/paritylab/paritylab/lab/libvirtd"
+	"github.com/paritylab/paritylab/lab/machines"
+	bootstrapv1 "github.com/paritylab/paritylab/providers/bootstrap/api/v1alpha2"
+	controlplanev1 "github.com/paritylab/paritylab/providers/controlplane/api/v1alpha3"
+	"github.com/paritylab/paritylab/providers/controlplane/release/releasetest"
+)
+
+// The CAPI cluster the specs install: a single-node OpenShift control
+// plane and a MachineDeployment of workers, in a namespace of their own
+// that the suite's hosts move into.
+const (
+	capiNamespace           = "capi-site"
+	capiCluster             = "capi-sno"
+	capiWorkers             = capiCluster + "-workers"
+	capiDistributionVersion = "4.17.3"
+	capiKubernetesVersion   = "1.30.5"
+	capiReleaseRepository   = "ocp/release"
+	capiRoleLabel           = "lab.paritylab.io/role"
+	// capiSNOCores is assisted-service's minimum for a single-node
+	// control plane.
+	capiSNOCores = 8
+)
+
+// capiRun is what the CAPI specs share: the loopback servers the cluster
+// depends on and the workload cluster once installed.
+var capiRun struct {
+	registry *releasetest.Registry
+	images   *httptest.Server
+	workload client.Client
+}
+
+// capiSpecs install a cluster through Cluster API core, our agent
+// providers and the lab's CAPM3 on the suite's hosts, scale its workers
+// and remediate one. They run after the MAPI specs, which leave the worker
+// pool in the lab's namespace, deprovisioned and available.
+func capiSpecs() {
+	AfterAll(func(ctx SpecContext) { tearDownCAPI(ctx) }, NodeTimeout(15*time.Minute))
+
+	It("installs a single-node control plane through the agent providers on a host a Metal3Machine claims", func(ctx SpecContext) {
+		start := time.Now()
+		c := shared.lab.Client()
+		By("moving the control-plane host and the worker pool into the CAPI namespace")
+		setUpCAPI(ctx)
+		By("writing the Cluster, Metal3Cluster, templates, OpenshiftAssistedControlPlane and MachineDeployment")
+		for _, o := range capiManifests(capiImage(ctx)) {
+			Expect(c.Create(ctx, o)).To(Succeed(), "create %T %s", o, o.GetName())
+		}
+
+		By("waiting for the control-plane Metal3Machine to claim and provision the control-plane host")
+		cpHost := shared.lab.Inventory().Hosts[capiControlPlaneHost].Name
+		var m3m capm3v1beta1.Metal3Machine
+		Eventually(func(g Gomega) {
+			list := &capm3v1beta1.Metal3MachineList{}
+			g.Expect(c.List(ctx, list, client.InNamespace(capiNamespace))).To(Succeed())
+			g.Expect(list.Items).To(HaveLen(1))
+			m3m = list.Items[0]
+			g.Expect(m3m.Annotations).To(HaveKeyWithValue("metal3.io/BareMetalHost", capiNamespace+"/"+cpHost))
+		}).WithContext(ctx).WithTimeout(5 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
+		bmh := &bmov1alpha1.BareMetalHost{}
+		Expect(c.Get(ctx, client.ObjectKey{Namespace: capiNamespace, Name: cpHost}, bmh)).To(Succeed())
+		Expect(bmh.Spec.ConsumerRef).To(HaveField("Kind", "Metal3Machine"))
+		Expect(bmh.Spec.UserData).To(HaveField("Name", m3m.Name+"-user-data"))
+
+		By("waiting for the control plane to report initialized with its kubeconfig")
+		cp := &controlplanev1.OpenshiftAssistedControlPlane{}
+		Eventually(func(g Gomega) {
+			g.Expect(c.Get(ctx, client.ObjectKey{Namespace: capiNamespace, Name: capiCluster}, cp)).To(Succeed())
+			g.Expect(cp.Status.Initialization.ControlPlaneInitialized).To(HaveValue(BeTrue()))
+		}).WithContext(ctx).WithTimeout(20 * time.Minute).WithPolling(5 * time.Second).Should(Succeed())
+		AddReportEntry("CAPI: control plane initialized", time.Since(start).Round(time.Second).String())
+		capiRun.workload = capiWorkloadClient(ctx)
+
+		By("seeing the control-plane Machine linked to its Node by the CAPI Machine controller")
+		want := "metal3://" + capiNamespace + "/" + cpHost + "/" + m3m.Name
+		Eventually(func(g Gomega) {
+			machines := capiMachines(ctx, g, clusterv1.MachineControlPlaneLabel)
+			g.Expect(machines).To(HaveLen(1))
+			m := machines[0]
+			g.Expect(m.Spec.ProviderID).To(Equal(want))
+			g.Expect(m.Status.NodeRef.IsDefined()).To(BeTrue(), "nodeRef")
+			node := &corev1.Node{}
+			g.Expect(capiRun.workload.Get(ctx, client.ObjectKey{Name: m.Status.NodeRef.Name}, node)).To(Succeed())
+			g.Expect(node.Spec.ProviderID).To(Equal(want))
+			g.Expect(nodeReady(node)).To(Equal(corev1.ConditionTrue))
+		}).WithContext(ctx).WithTimeout(5 * time.Minute).WithPolling(3 * time.Second).Should(Succeed())
+		AddReportEntry("CAPI: day-1 wall time", time.Since(start).Round(time.Second).String())
+	}, SpecTimeout(30*time.Minute))
+
+	It("scales a MachineDeployment 0→2→1: Machines Running with nodeRefs, the removed host deprovisioned and available", func(ctx SpecContext) {
+		Expect(capiRun.workload).NotTo(BeNil(), "needs the cluster the previous spec installed")
+		start := time.Now()
+		By("scaling the workers to 2")
+		scaleCAPIWorkers(ctx, 2)
+		Eventually(func(g Gomega) {
+			expectRunningCAPIWorkers(ctx, g, 2)
+		}).WithContext(ctx).WithTimeout(30 * time.Minute).WithPolling(5 * time.Second).Should(Succeed())
+		AddReportEntry("CAPI: 0→2 workers", time.Since(start).Round(time.Second).String())
+
+		By("scaling the workers to 1")
+		hostOf := map[string]string{}
+		for _, m := range capiMachines(ctx, Default, "") {
+			if m.Labels[clusterv1.MachineDeploymentNameLabel] == capiWorkers {
+				hostOf[m.Name] = capiHostOf(m.Spec.ProviderID)
+			}
+		}
+		start = time.Now()
+		scaleCAPIWorkers(ctx, 1)
+		Eventually(func(g Gomega) {
+			expectRunningCAPIWorkers(ctx, g, 1)
+		}).WithContext(ctx).WithTimeout(10 * time.Minute).WithPolling(3 * time.Second).Should(Succeed())
+		var removed string
+		for _, m := range capiMachines(ctx, Default, clusterv1.MachineDeploymentNameLabel) {
+			delete(hostOf, m.Name)
+		}
+		Expect(hostOf).To(HaveLen(1), "one Machine went")
+		for _, h := range hostOf {
+			removed = h
+		}
+		By("seeing the removed Machine's host " + removed + " deprovisioned and available")
+		Eventually(func(g Gomega) {
+			bmh := &bmov1alpha1.BareMetalHost{}
+			g.Expect(shared.lab.Client().Get(ctx, client.ObjectKey{Namespace: capiNamespace, Name: removed}, bmh)).To(Succeed())
+			g.Expect(bmh.Spec.ConsumerRef).To(BeNil())
+			g.Expect(bmh.Spec.Image).To(BeNil())
+			g.Expect(bmh.Spec.UserData).To(BeNil())
+			g.Expect(bmh.Status.Provisioning.State).To(Equal(bmov1alpha1.StateAvailable))
+		}).WithContext(ctx).WithTimeout(5 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
+		AddReportEntry("CAPI: 2→1 workers", time.Since(start).Round(time.Second).String())
+	}, SpecTimeout(45*time.Minute))
+
+	It("remediates a worker powered off through Redfish: the MachineHealthCheck asks, Metal3Remediation reboots, the node is Ready again", func(ctx SpecContext) {
+		Expect(capiRun.workload).NotTo(BeNil(), "needs the cluster the first spec installed")
+		c := shared.lab.Client()
+		workers := capiMachines(ctx, Default, clusterv1.MachineDeploymentNameLabel)
+		Expect(workers).To(HaveLen(1))
+		machine := workers[0]
+		By("creating a MachineHealthCheck on the workers with a Metal3RemediationTemplate (Reboot)")
+		for _, o := range capiRemediationManifests() {
+			Expect(c.Create(ctx, o)).To(Succeed(), "create %T %s", o, o.GetName())
+		}
+		Eventually(func(g Gomega) {
+			mhc := &clusterv1.MachineHealthCheck{}
+			g.Expect(c.Get(ctx, client.ObjectKey{Namespace: capiNamespace, Name: capiWorkers}, mhc)).To(Succeed())
+			g.Expect(mhc.Status.ExpectedMachines).To(HaveValue(BeEquivalentTo(1)))
+			g.Expect(mhc.Status.CurrentHealthy).To(HaveValue(BeEquivalentTo(1)))
+		}).WithContext(ctx).WithTimeout(3*time.Minute).Should(Succeed(), "the MachineHealthCheck controller finds the worker healthy")
+
+		By("powering the worker's host off through its BMC, and off again should the bare-metal operator's power sync turn it on before the MachineHealthCheck notices")
+		bmh := &bmov1alpha1.BareMetalHost{}
+		Expect(c.Get(ctx, client.ObjectKey{Namespace: capiNamespace, Name: capiHostOf(machine.Spec.ProviderID)}, bmh)).To(Succeed())
+		sys, bmc := redfishSystem(ctx, bmh)
+		start := time.Now()
+		m := &clusterv1.Machine{}
+		Eventually(func(g Gomega) {
+			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(&machine), m)).To(Succeed())
+			if conditions.IsFalse(m, clusterv1.MachineHealthCheckSucceededCondition) {
+				return // unhealthy: from here on the remediation owns the power
+			}
+			s, err := gfredfish.GetComputerSystem(bmc, sys.ODataID)
+			g.Expect(err).NotTo(HaveOccurred())
+			if s.PowerState != gfredfish.OffPowerState {
+				g.Expect(s.Reset(gfredfish.ForceOffResetType)).To(Succeed())
+			}
+			g.Expect(conditions.IsFalse(m, clusterv1.MachineHealthCheckSucceededCondition)).To(BeTrue(), "the MachineHealthCheck marks the Machine unhealthy")
+		}).WithContext(ctx).WithTimeout(5 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
+		AddReportEntry("CAPI: power off to unhealthy", time.Since(start).Round(time.Second).String())
+
+		By("waiting for the MachineHealthCheck's Metal3Remediation to reboot the host")
+		rem := &capm3v1beta1.Metal3Remediation{}
+		Eventually(func(g Gomega) {
+			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(&machine), rem)).To(Succeed())
+			g.Expect(rem.OwnerReferences).To(ContainElement(HaveField("Name", machine.Name)), "created for the Machine by the MachineHealthCheck")
+			g.Expect(rem.Status.RetryCount).To(BeNumerically(">=", 1), "phase %s", rem.Status.Phase)
+			g.Expect(rem.Status.LastRemediated).NotTo(BeNil())
+		}).WithContext(ctx).WithTimeout(5 * time.Minute).WithPolling(time.Second).Should(Succeed())
+		AddReportEntry("CAPI: power off to reboot remediation", time.Since(start).Round(time.Second).String())
+
+		By("waiting for the node to be Ready again and the MachineHealthCheck to drop the remediation")
+		Eventually(func(g Gomega) {
+			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(&machine), m)).To(Succeed())
+			g.Expect(conditions.IsTrue(m, clusterv1.MachineHealthCheckSucceededCondition)).To(BeTrue())
+			node := &corev1.Node{}
+			g.Expect(capiRun.workload.Get(ctx, client.ObjectKey{Name: m.Status.NodeRef.Name}, node)).To(Succeed())
+			g.Expect(nodeReady(node)).To(Equal(corev1.ConditionTrue))
+			err := c.Get(ctx, client.ObjectKeyFromObject(&machine), &capm3v1beta1.Metal3Remediation{})
+			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "remediation still there: %v", err)
+		}).WithContext(ctx).WithTimeout(10 * time.Minute).WithPolling(3 * time.Second).Should(Succeed())
+		Expect(m.UID).To(Equal(machine.UID), "rebooted in place, not replaced")
+		Expect(m.Spec.ProviderID).To(Equal(machine.Spec.ProviderID))
+		AddReportEntry("CAPI: power off to Ready again", time.Since(start).Round(time.Second).String())
+	}, SpecTimeout(20*time.Minute))
+}
+
+// setUpCAPI creates the namespace and pull secret, serves the release the
+// control plane installs, and moves the hosts in.
+func setUpCAPI(ctx SpecContext) {
+	c := shared.lab.Client()
+	Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: capiNamespace}})).To(Succeed())
+	Expect(c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "pull-secret", Namespace: capiNamespace},
+		Type:       corev1.SecretTypeDockerConfigJson,
+		StringData: map[string]string{".dockerconfigjson": `{"auths":{"registry.example":{"auth":"dXNlcjpwYXNz"}}}`}})).To(Succeed())
+	capiRun.registry = releasetest.Start()
+	_, err := capiRun.registry.Push(capiReleaseRepository, capiDistributionVersion, capiKubernetesVersion)
+	Expect(err).NotTo(HaveOccurred())
+	inv := shared.lab.Inventory()
+	sizeForSingleNode(inv.Hosts[capiControlPlaneHost])
+	moveHostToCAPI(ctx, inv.Hosts[capiControlPlaneHost].Name, "control-plane")
+	for _, i := range workerPoolHosts {
+		moveHostToCAPI(ctx, inv.Hosts[i].Name, "worker")
+	}
+	Eventually(func(g Gomega) {
+		list := &bmov1alpha1.BareMetalHostList{}
+		g.Expect(c.List(ctx, list, client.InNamespace(capiNamespace))).To(Succeed())
+		g.Expect(list.Items).To(HaveLen(1 + len(workerPoolHosts)))
+		for _, h := range list.Items {
+			g.Expect(h.Status.Provisioning.State).To(Equal(bmov1alpha1.StateAvailable), "host %s", h.Name)
+		}
+	}).WithContext(ctx).WithTimeout(5 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
+}
+
+// sizeForSingleNode gives the CAPI control-plane host the 8 cores
+// assisted-service requires of a single-node control plane (the suite's
+// hosts have the 4 of a multi-node one's members), as one would rack a
+// bigger server for it. The host is off; the change takes effect when it
+// is next powered on.
+func sizeForSingleNode(h lab.InventoryHost) {
+	conn, err := libvirt.NewConnect(libvirtd.URI)
+	Expect(err).NotTo(HaveOccurred())
+	defer conn.Close()
+	def, err := machines.Definition(conn, h.UUID)
+	Expect(err).NotTo(HaveOccurred())
+	def.VCPU.Value = capiSNOCores
+	Expect(machines.Redefine(conn, def)).To(Succeed())
+}
+
+// moveHostToCAPI replaces the lab's BareMetalHost of a host with one of the same
+// name in the CAPI namespace, labelled with the role the Metal3Machine
+// templates select.
+func moveHostToCAPI(ctx context.Context, name, role string) {
+	moveLabHost(ctx, name, hostPlacement{Namespace: capiNamespace, Name: name, Labels: map[string]string{capiRoleLabel: role}})
+}
+
+// capiImage serves the lab's generic discovery image (it reads its
+// InfraEnv from the config drive the host layer builds from the bootstrap
+// data) on loopback, as the image server of a metal3 deployment, and
+// returns it as a Metal3MachineTemplate names it.
+func capiImage(ctx context.Context) capm3v1beta1.Image {
+	store, err := images.Open(images.StoreOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	cache, err := images.CacheDir()
+	Expect(err).NotTo(HaveOccurred())
+	agent, err := agentbin.Path(ctx, cache)
+	Expect(err).NotTo(HaveOccurred())
+	path, err := assisted.GenericDiscoveryImage(store, agent)
+	Expect(err).NotTo(HaveOccurred())
+	f, err := os.Open(path)
+	Expect(err).NotTo(HaveOccurred())
+	defer f.Close()
+	sum := sha256.New()
+	_, err = io.Copy(sum, f)
+	Expect(err).NotTo(HaveOccurred())
+	const name = "/discovery.img"
+	capiRun.images = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != name {
+			http.NotFound(w, r)
+			return
+		}
+		http.ServeFile(w, r, path)
+	}))
+	return capm3v1beta1.Image{URL: capiRun.images.URL + name, Checksum: hex.EncodeToString(sum.Sum(nil)),
+		ChecksumType: ptr.To("sha256"), DiskFormat: ptr.To("raw")}
+}
+
+// capiManifests are what a CAPI user writes for a single-node cluster
+// with a MachineDeployment of workers, scaled to zero.
+func capiManifests(image capm3v1beta1.Image) []client.Object {
+	ns := capiNamespace
+	infraGroup := capm3v1beta1.GroupVersion.Group
+	template := func(name, role string) *capm3v1beta1.Metal3MachineTemplate {
+		return &capm3v1beta1.Metal3MachineTemplate{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+			Spec: capm3v1beta1.Metal3MachineTemplateSpec{Template: capm3v1beta1.Metal3MachineTemplateResource{
+				Spec: capm3v1beta1.Metal3MachineSpec{Image: image,
+					HostSelector: capm3v1beta1.HostSelector{MatchLabels: map[string]string{capiRoleLabel: role}}}}}}
+	}
+	sshKey := capiSSHKey()
+	pullSecret := &corev1.LocalObjectReference{Name: "pull-secret"}
+	return []client.Object{
+		&capm3v1beta1.Metal3Cluster{ObjectMeta: metav1.ObjectMeta{Name: capiCluster, Namespace: ns},
+			Spec: capm3v1beta1.Metal3ClusterSpec{ControlPlaneEndpoint: capm3v1beta1.APIEndpoint{Host: "api." + capiCluster + ".lab.example", Port: 6443}}},
+		template(capiCluster+"-control-plane", "control-plane"),
+		template(capiWorkers, "worker"),
+		&controlplanev1.OpenshiftAssistedControlPlane{
+			ObjectMeta: metav1.ObjectMeta{Name: capiCluster, Namespace: ns, Annotations: map[string]string{
+				controlplanev1.ReleaseImageRepositoryAnnotation: capiRun.registry.Host() + "/" + capiReleaseRepository}},
+			Spec: controlplanev1.OpenshiftAssistedControlPlaneSpec{
+				DistributionVersion: capiDistributionVersion,
+				Replicas:            ptr.To[int32](1),
+				MachineTemplate: controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate{Spec: controlplanev1.OpenshiftAssistedControlPlaneMachineTemplateSpec{
+					InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: infraGroup, Kind: "Metal3MachineTemplate", Name: capiCluster + "-control-plane"}}},
+				OpenshiftAssistedConfigSpec: bootstrapv1.OpenshiftAssistedConfigSpec{PullSecretRef: pullSecret, SSHAuthorizedKey: sshKey},
+				Config:                      controlplanev1.OpenshiftAssistedControlPlaneConfigSpec{BaseDomain: "lab.example", PullSecretRef: pullSecret, SSHAuthorizedKey: sshKey},
+			},
+		},
+		&bootstrapv1.OpenshiftAssistedConfigTemplate{ObjectMeta: metav1.ObjectMeta{Name: capiWorkers, Namespace: ns},
+			Spec: bootstrapv1.OpenshiftAssistedConfigTemplateSpec{Template: bootstrapv1.OpenshiftAssistedConfigTemplateResource{
+				Spec: bootstrapv1.OpenshiftAssistedConfigSpec{PullSecretRef: pullSecret, SSHAuthorizedKey: sshKey}}}},
+		&clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: capiCluster, Namespace: ns},
+			Spec: clusterv1.ClusterSpec{
+				ClusterNetwork: clusterv1.ClusterNetwork{
+					Pods:     clusterv1.NetworkRanges{CIDRBlocks: []string{"10.128.0.0/14"}},
+					Services: clusterv1.NetworkRanges{CIDRBlocks: []string{"172.30.0.0/16"}},
+				},
+				InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: infraGroup, Kind: "Metal3Cluster", Name: capiCluster},
+				ControlPlaneRef: clusterv1.ContractVersionedObjectReference{APIGroup: controlplanev1.GroupVersion.Group,
+					Kind: "OpenshiftAssistedControlPlane", Name: capiCluster},
+			}},
+		&clusterv1.MachineDeployment{ObjectMeta: metav1.ObjectMeta{Name: capiWorkers, Namespace: ns},
+			Spec: clusterv1.MachineDeploymentSpec{
+				ClusterName: capiCluster,
+				Replicas:    ptr.To[int32](0),
+				Template: clusterv1.MachineTemplateSpec{Spec: clusterv1.MachineSpec{
+					ClusterName: capiCluster,
+					Bootstrap: clusterv1.Bootstrap{ConfigRef: clusterv1.ContractVersionedObjectReference{
+						APIGroup: bootstrapv1.GroupVersion.Group, Kind: "OpenshiftAssistedConfigTemplate", Name: capiWorkers}},
+					InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: infraGroup, Kind: "Metal3MachineTemplate", Name: capiWorkers},
+				}},
+			}},
+	}
+}
+
+// capiRemediationManifests: a Reboot Metal3RemediationTemplate (one
+// reboot, then the Machine goes to its owner) and a MachineHealthCheck on
+// the workers whose node is not Ready for 10s.
+func capiRemediationManifests() []client.Object {
+	return []client.Object{
+		&capm3v1beta1.Metal3RemediationTemplate{ObjectMeta: metav1.ObjectMeta{Name: capiWorkers, Namespace: capiNamespace},
+			Spec: capm3v1beta1.Metal3RemediationTemplateSpec{Template: capm3v1beta1.Metal3RemediationTemplateResource{
+				Spec: capm3v1beta1.Metal3RemediationSpec{Strategy: &capm3v1beta1.RemediationStrategy{
+					Type: capm3v1beta1.RebootRemediationStrategy, RetryLimit: 1, Timeout: &metav1.Duration{Duration: 10 * time.Minute}}}}}},
+		&clusterv1.MachineHealthCheck{ObjectMeta: metav1.ObjectMeta{Name: capiWorkers, Namespace: capiNamespace},
+			Spec: clusterv1.MachineHealthCheckSpec{
+				ClusterName: capiCluster,
+				Selector:    metav1.LabelSelector{MatchLabels: map[string]string{clusterv1.MachineDeploymentNameLabel: capiWorkers}},
+				Checks: clusterv1.MachineHealthCheckChecks{
+					NodeStartupTimeoutSeconds: ptr.To[int32](1800),
+					UnhealthyNodeConditions: []clusterv1.UnhealthyNodeCondition{
+						{Type: corev1.NodeReady, Status: corev1.ConditionUnknown, TimeoutSeconds: ptr.To[int32](10)},
+						{Type: corev1.NodeReady, Status: corev1.ConditionFalse, TimeoutSeconds: ptr.To[int32](10)},
+					},
+				},
+				Remediation: clusterv1.MachineHealthCheckRemediation{TemplateRef: clusterv1.MachineHealthCheckRemediationTemplateReference{
+					APIVersion: capm3v1beta1.GroupVersion.String(), Kind: "Metal3RemediationTemplate", Name: capiWorkers}},
+			}},
+	}
+}
+
+// capiSSHKey is a fresh public key in authorized_keys form (the providers'
+// webhooks parse it).
+func capiSSHKey() string {
+	pub, _, err := ed25519.GenerateKey(rand.Reader)
+	Expect(err).NotTo(HaveOccurred())
+	key, err := ssh.NewPublicKey(pub)
+	Expect(err).NotTo(HaveOccurred())
+	return strings.TrimSpace(string(ssh.MarshalAuthorizedKey(key)))
+}
+
+// capiWorkloadClient reaches the installed cluster through the kubeconfig
+// Secret the control-plane provider wrote, as CAPI core does.
+func capiWorkloadClient(ctx context.Context) client.Client {
+	secret := &corev1.Secret{}
+	Expect(shared.lab.Client().Get(ctx, client.ObjectKey{Namespace: capiNamespace, Name: capiCluster + "-kubeconfig"}, secret)).To(Succeed())
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(secret.Data["value"])
+	Expect(err).NotTo(HaveOccurred())
+	c, err := client.New(cfg, client.Options{})
+	Expect(err).NotTo(HaveOccurred())
+	return c
+}
+
+// capiMachines lists the cluster's Machines that are not being deleted,
+// those with label key when key is not empty.
+func capiMachines(ctx context.Context, g Gomega, key string) []clusterv1.Machine {
+	list := &clusterv1.MachineList{}
+	opts := []client.ListOption{client.InNamespace(capiNamespace), client.MatchingLabels{clusterv1.ClusterNameLabel: capiCluster}}
+	if key != "" {
+		opts = append(opts, client.HasLabels{key})
+	}
+	g.Expect(shared.lab.Client().List(ctx, list, opts...)).To(Succeed())
+	var out []clusterv1.Machine
+	for _, m := range list.Items {
+		if m.DeletionTimestamp.IsZero() {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func scaleCAPIWorkers(ctx context.Context, n int) {
+	md := &clusterv1.MachineDeployment{ObjectMeta: metav1.ObjectMeta{Name: capiWorkers, Namespace: capiNamespace}}
+	patch := fmt.Sprintf(`{"spec":{"replicas":%d}}`, n)
+	Expect(shared.lab.Client().Patch(ctx, md, client.RawPatch(types.MergePatchType, []byte(patch)))).To(Succeed())
+}
+
+// expectRunningCAPIWorkers: n worker Machines Running, each with a nodeRef the
+// CAPI Machine controller set, a metal3:// providerID, and a Ready Node
+// that carries it; and no other worker Machine left.
+func expectRunningCAPIWorkers(ctx context.Context, g Gomega, n int) {
+	list := &clusterv1.MachineList{}
+	g.Expect(shared.lab.Client().List(ctx, list, client.InNamespace(capiNamespace),
+		client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: capiWorkers})).To(Succeed())
+	g.Expect(list.Items).To(HaveLen(n))
+	for _, m := range list.Items {
+		g.Expect(m.Status.Phase).To(Equal(string(clusterv1.MachinePhaseRunning)), "Machine %s", m.Name)
+		g.Expect(m.Spec.ProviderID).To(HavePrefix("metal3://"+capiNamespace+"/"), "Machine %s", m.Name)
+		g.Expect(m.Status.NodeRef.IsDefined()).To(BeTrue(), "Machine %s nodeRef", m.Name)
+		node := &corev1.Node{}
+		g.Expect(capiRun.workload.Get(ctx, client.ObjectKey{Name: m.Status.NodeRef.Name}, node)).To(Succeed())
+		g.Expect(node.Spec.ProviderID).To(Equal(m.Spec.ProviderID))
+		g.Expect(nodeReady(node)).To(Equal(corev1.ConditionTrue), "node %s", node.Name)
+		g.Expect(node.Labels).To(HaveKey("node-role.kubernetes.io/worker"))
+	}
+}
+
+// capiHostOf is the host name in metal3://<ns>/<host>/<m3m>.
+func capiHostOf(id string) string {
+	parts := strings.Split(strings.TrimPrefix(id, "metal3://"), "/")
+	Expect(parts).To(HaveLen(3), "providerID %q", id)
+	return parts[1]
+}
+
+// tearDownCAPI deletes the cluster (CAPI deletes its Machines, whose
+// Metal3Machines deprovision and release their hosts) and stops the
+// loopback servers; the lab's teardown removes the rest.
+func tearDownCAPI(ctx SpecContext) {
+	c := shared.lab.Client()
+	_ = c.Delete(ctx, &clusterv1.MachineHealthCheck{ObjectMeta: metav1.ObjectMeta{Name: capiWorkers, Namespace: capiNamespace}})
+	cluster := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: capiCluster, Namespace: capiNamespace}}
+	if err := c.Delete(ctx, cluster); err == nil {
+		Eventually(func() bool {
+			return apierrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(cluster), cluster))
+		}).WithContext(ctx).WithTimeout(10*time.Minute).WithPolling(3*time.Second).Should(BeTrue(), "the Cluster and its Machines go")
+		hosts := &bmov1alpha1.BareMetalHostList{}
+		Expect(c.List(ctx, hosts, client.InNamespace(capiNamespace))).To(Succeed())
+		for _, h := range hosts.Items {
+			Expect(h.Spec.ConsumerRef).To(BeNil(), "host %s released", h.Name)
+		}
+	}
+	if capiRun.images != nil {
+		capiRun.images.Close()
+	}
+	if capiRun.registry != nil {
+		capiRun.registry.Close()
+	}
+}
