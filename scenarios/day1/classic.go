@@ -1,0 +1,137 @@
+package day1
+
+import (
+	"context"
+	"fmt"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	hivev1 "github.com/openshift/hive/apis/hive/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/paritylab/paritylab/framework"
+	agentv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
+	hiveextv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/hiveextensions/v1beta1"
+	"github.com/paritylab/paritylab/results"
+	"github.com/paritylab/paritylab/scenarios"
+)
+
+// classicFlow installs the cluster from ZTP manifests.
+type classicFlow struct {
+	in  scenarios.Input
+	run *scenarios.Run
+	ns  string
+	// spoke reaches the installed cluster once it published its
+	// kubeconfig.
+	spoke client.Client
+}
+
+func (f *classicFlow) start(ctx context.Context) {
+	hub := f.in.Lab.Client()
+	ns, err := framework.CreateNamespace(ctx, hub, "day1-mapi")
+	Expect(err).NotTo(HaveOccurred())
+	f.ns = ns.Name
+	f.run.SetCluster(f.ns)
+	Expect(f.run.Record(ctx, f.in.Lab.Hub.GetRESTConfig(), []string{f.ns},
+		framework.Watch{Resource: scenarios.BareMetalHosts, Namespace: f.ns, Role: "host"},
+		framework.Watch{Resource: scenarios.Agents, Namespace: f.ns, Role: "agent"},
+		framework.Watch{Resource: scenarios.AgentClusterInstalls, Namespace: f.ns, Role: "cluster-install"},
+		framework.Watch{Resource: scenarios.ClusterDeployments, Namespace: f.ns, Role: "cluster"},
+	)).To(Succeed())
+}
+
+func (f *classicFlow) install(ctx context.Context) {
+	hub := f.in.Lab.Client()
+	site := scenarios.ZTPSite{Namespace: f.ns, Name: f.ns, ControlPlane: controlPlaneReplicas, Workers: workerReplicas,
+		Version: f.in.Config.Variable("OPENSHIFT_VERSION", ""), ReleaseImage: releaseImage(f.in.Config),
+		PullSecret: pullSecret, SSHKey: sshKey}
+	By("writing the ZTP manifests: pull secret, ClusterImageSet, ClusterDeployment, AgentClusterInstall, InfraEnv")
+	for _, o := range site.Manifests() {
+		Expect(hub.Create(ctx, o)).To(Succeed(), "create %T %s", o, o.GetName())
+	}
+	DeferCleanup(func(ctx SpecContext) {
+		_ = hub.Delete(ctx, &hivev1.ClusterImageSet{ObjectMeta: objectMeta(site.ImageSetName())})
+	})
+
+	endProvision := f.run.Clock.Start(phaseProvision)
+	By("adding the hosts to the InfraEnv as BareMetalHosts with BMAC role annotations")
+	var claims []framework.HostClaim
+	for _, h := range hostNames() {
+		claims = append(claims, framework.HostClaim{Namespace: f.ns, Name: h.name, Online: true,
+			Labels: site.HostLabels(), Annotations: scenarios.HostAnnotations(h.name, h.role)})
+	}
+	_, err := f.in.Hosts.Claim(ctx, claims...)
+	Expect(err).NotTo(HaveOccurred())
+	f.waitAgents(ctx)
+	endProvision()
+
+	endInstall := f.run.Clock.Start(phaseInstall)
+	By("waiting for the AgentClusterInstall to install the cluster")
+	aci := &hiveextv1beta1.AgentClusterInstall{}
+	Eventually(func(g Gomega) string {
+		g.Expect(hub.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: f.ns}, aci)).To(Succeed())
+		g.Expect(aci.Status.DebugInfo.State).NotTo(Equal(hiveextv1beta1.ClusterStateError), aci.Status.DebugInfo.StateInfo)
+		return aci.Status.DebugInfo.State
+	}).WithContext(ctx).WithTimeout(interval(f.in, "wait-install").Timeout).WithPolling(interval(f.in, "wait-install").Polling).
+		Should(Equal(hiveextv1beta1.ClusterStateAddingHosts))
+	endInstall()
+
+	endJoin := f.run.Clock.Start(phaseJoin)
+	f.spoke = f.spokeClient(ctx)
+	Expect(f.run.Record(ctx, f.spokeConfig(ctx), []string{scenarios.MachineAPINamespace},
+		framework.Watch{Resource: scenarios.MAPIMachines, Namespace: scenarios.MachineAPINamespace, Role: "machine"},
+		framework.Watch{Resource: scenarios.MAPIMachineSets, Namespace: scenarios.MachineAPINamespace, Role: "machine-set"},
+	)).To(Succeed())
+	waitNodesReady(ctx, f.in, f.spoke, controlPlaneReplicas+workerReplicas)
+	endJoin()
+}
+
+func (f *classicFlow) waitAgents(ctx context.Context) {
+	By("waiting for every host's agent to register and be approved through its BareMetalHost")
+	iv := interval(f.in, "wait-agents-registered")
+	Eventually(func(g Gomega) {
+		agents := &agentv1beta1.AgentList{}
+		g.Expect(f.in.Lab.Client().List(ctx, agents, client.InNamespace(f.ns))).To(Succeed())
+		g.Expect(agents.Items).To(HaveLen(controlPlaneReplicas + workerReplicas))
+		for _, a := range agents.Items {
+			g.Expect(a.Spec.Approved).To(BeTrue(), "agent %s approved", a.Name)
+		}
+	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
+}
+
+func (f *classicFlow) spokeConfigBytes(ctx context.Context) []byte {
+	cd := &hivev1.ClusterDeployment{}
+	Expect(f.in.Lab.Client().Get(ctx, client.ObjectKey{Namespace: f.ns, Name: f.ns}, cd)).To(Succeed())
+	Expect(cd.Spec.ClusterMetadata).NotTo(BeNil(), "an installed ClusterDeployment has cluster metadata")
+	secret := &corev1.Secret{}
+	Expect(f.in.Lab.Client().Get(ctx, client.ObjectKey{Namespace: f.ns, Name: cd.Spec.ClusterMetadata.AdminKubeconfigSecretRef.Name}, secret)).To(Succeed())
+	return secret.Data["kubeconfig"]
+}
+
+func (f *classicFlow) spokeConfig(ctx context.Context) *rest.Config {
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(f.spokeConfigBytes(ctx))
+	Expect(err).NotTo(HaveOccurred())
+	return cfg
+}
+
+func (f *classicFlow) spokeClient(ctx context.Context) client.Client {
+	c, err := client.New(f.spokeConfig(ctx), client.Options{Scheme: f.in.Lab.Scheme()})
+	Expect(err).NotTo(HaveOccurred())
+	return c
+}
+
+// finish makes the flow's observation: hosts on the hub (the ZTP site)
+// and in the spoke's machine API namespace.
+func (f *classicFlow) finish(ctx context.Context, failed bool, why string) *results.Observation {
+	in := scenarios.FinishInput{Failed: failed, Err: why, Workload: f.spoke,
+		HostLists: []scenarios.HostList{{Client: f.in.Lab.Client(), Namespace: f.ns}}}
+	if f.spoke != nil {
+		in.HostLists = append(in.HostLists, scenarios.HostList{Client: f.spoke, Namespace: scenarios.MachineAPINamespace})
+	}
+	return f.run.Finish(ctx, f.in.Lab.Info.RunID, in)
+}
+
+func (f *classicFlow) String() string { return fmt.Sprintf("classic flow in %s", f.ns) }

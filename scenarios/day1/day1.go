@@ -1,0 +1,132 @@
+package day1
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/paritylab/paritylab/framework"
+	"github.com/paritylab/paritylab/lab/workload"
+	"github.com/paritylab/paritylab/results"
+	"github.com/paritylab/paritylab/scenarios"
+)
+
+// Name is the scenario's name in observations and reports.
+const Name = "day1"
+
+// The cluster's shape, the same in both flows.
+const (
+	controlPlaneReplicas = 3
+	workerReplicas       = 2
+)
+
+// Phases of both flows, named alike: hosts booted and registered, cluster
+// installed (control plane up), every node joined and Ready.
+const (
+	phaseProvision = "provision"
+	phaseInstall   = "install"
+	phaseJoin      = "join"
+)
+
+// HostsNeeded is how many lab hosts the scenario claims, both flows.
+const HostsNeeded = 2 * (controlPlaneReplicas + workerReplicas)
+
+// Test-only credentials: a pull secret for a registry that does not exist
+// and a public key nobody holds the private half of.
+const (
+	pullSecret = `{"auths":{"registry.example":{"auth":"dXNlcjpwYXNz"}}}`
+	sshKey     = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIParitylabTestKeyOnlyForTheLab lab@example"
+)
+
+type hostName struct{ name, role string }
+
+func hostNames() []hostName {
+	var out []hostName
+	for i := range controlPlaneReplicas {
+		out = append(out, hostName{name: "master-" + strconv.Itoa(i), role: "master"})
+	}
+	for i := range workerReplicas {
+		out = append(out, hostName{name: "worker-" + strconv.Itoa(i), role: "worker"})
+	}
+	return out
+}
+
+// Fixture is the scenario's hardware and versions, from the e2e config.
+func Fixture(cfg *framework.Config, hosts []framework.ClaimedHost) results.Fixture {
+	f := results.Fixture{Name: "local-3cp-2w", Versions: map[string]string{"openshift": cfg.Variable("OPENSHIFT_VERSION", "")},
+		Shape: map[string]int{"controlPlane": controlPlaneReplicas, "workers": workerReplicas}}
+	for i, h := range hostNames() {
+		mac := ""
+		if i < len(hosts) {
+			mac = hosts[i].MAC
+		}
+		f.Hosts = append(f.Hosts, framework.FixtureHost(h.name, atoi(cfg.Variable("HOST_CPUS", "4")),
+			atoi(cfg.Variable("HOST_MEMORY_MIB", "16384")), atoi(cfg.Variable("HOST_DISK_GIB", "120")), mac))
+	}
+	return f
+}
+
+// atoi reads a number variable; the e2e config's values are checked by
+// the fixture aspect, where a 0 shows.
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+func releaseImage(cfg *framework.Config) string {
+	return workload.LabRelease(cfg.Variable("OPENSHIFT_VERSION", workload.DefaultVersion)).Image
+}
+
+func objectMeta(name string) metav1.ObjectMeta { return metav1.ObjectMeta{Name: name} }
+
+func interval(in scenarios.Input, key string) framework.Interval {
+	iv, err := in.Config.Interval(Name, key)
+	Expect(err).NotTo(HaveOccurred())
+	return iv
+}
+
+// waitNodesReady waits until the workload cluster has n Ready Nodes.
+func waitNodesReady(ctx context.Context, in scenarios.Input, c client.Client, n int) {
+	By("waiting for every node to join and be Ready")
+	iv := interval(in, "wait-nodes-ready")
+	Eventually(func(g Gomega) {
+		nodes := &corev1.NodeList{}
+		g.Expect(c.List(ctx, nodes)).To(Succeed())
+		g.Expect(nodes.Items).To(HaveLen(n))
+		for _, node := range nodes.Items {
+			g.Expect(nodeReady(&node)).To(BeTrue(), "node %s Ready", node.Name)
+		}
+	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
+}
+
+func nodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// Spec declares the scenario's specs inside the suite's Describe: the MAPI
+// flow, the CAPI flow, then the diff of what both did.
+func Spec(inputGetter func() scenarios.Input) {
+	It("MAPI flow: installs 3 control-plane nodes and 2 workers from ZTP manifests", func(ctx SpecContext) {
+		in := inputGetter()
+		f := &classicFlow{in: in, run: scenarios.NewRun(Name, results.FlowMAPI, Fixture(in.Config, nil))}
+		f.start(ctx)
+		DeferCleanup(func(ctx SpecContext) {
+			report := CurrentSpecReport()
+			obs := f.finish(ctx, report.Failed(), report.FailureMessage())
+			Expect(in.Observations.Add(in.ArtifactsDir, obs)).To(Succeed())
+		})
+		f.install(ctx)
+		AddReportEntry("day1 MAPI flow", time.Since(f.run.Started).Round(time.Second).String())
+	}, SpecTimeout(25*time.Minute))
+}

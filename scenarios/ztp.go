@@ -1,0 +1,72 @@
+package scenarios
+
+import (
+	hivev1 "github.com/openshift/hive/apis/hive/v1"
+	"github.com/openshift/hive/apis/hive/v1/agent"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	agentv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
+	hiveextv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/hiveextensions/v1beta1"
+)
+
+// ZTPSite is a cluster as a ZTP user describes it: one namespace holding
+// the ClusterDeployment, AgentClusterInstall and InfraEnv of the same name.
+type ZTPSite struct {
+	Namespace, Name string
+	ControlPlane    int
+	Workers         int
+	// ReleaseImage is the ClusterImageSet's release; Version names it.
+	ReleaseImage, Version string
+	// PullSecret is the content of .dockerconfigjson.
+	PullSecret string
+	SSHKey     string
+}
+
+// ImageSetName is the site's ClusterImageSet (cluster-scoped, one per
+// site so that sites never share one).
+func (s ZTPSite) ImageSetName() string { return s.Namespace + "-openshift-" + s.Version }
+
+// Manifests are the objects a ZTP user writes for the site, in creation
+// order; the site's namespace must exist.
+func (s ZTPSite) Manifests() []client.Object {
+	ns, name := s.Namespace, s.Name
+	selector := map[string]string{"cluster": name}
+	return []client.Object{
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "pull-secret", Namespace: ns}, Type: corev1.SecretTypeDockerConfigJson,
+			StringData: map[string]string{corev1.DockerConfigJsonKey: s.PullSecret}},
+		&hivev1.ClusterImageSet{ObjectMeta: metav1.ObjectMeta{Name: s.ImageSetName()}, Spec: hivev1.ClusterImageSetSpec{ReleaseImage: s.ReleaseImage}},
+		&hivev1.ClusterDeployment{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+			Spec: hivev1.ClusterDeploymentSpec{ClusterName: name, BaseDomain: "lab.example",
+				Platform:          hivev1.Platform{AgentBareMetal: &agent.BareMetalPlatform{AgentSelector: metav1.LabelSelector{MatchLabels: selector}}},
+				PullSecretRef:     &corev1.LocalObjectReference{Name: "pull-secret"},
+				ClusterInstallRef: &hivev1.ClusterInstallLocalReference{Group: hiveextv1beta1.GroupName, Version: hiveextv1beta1.Version, Kind: "AgentClusterInstall", Name: name}}},
+		&hiveextv1beta1.AgentClusterInstall{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+			Spec: hiveextv1beta1.AgentClusterInstallSpec{
+				ClusterDeploymentRef:  corev1.LocalObjectReference{Name: name},
+				ImageSetRef:           &hivev1.ClusterImageSetReference{Name: s.ImageSetName()},
+				ProvisionRequirements: hiveextv1beta1.ProvisionRequirements{ControlPlaneAgents: s.ControlPlane, WorkerAgents: s.Workers},
+				Networking: hiveextv1beta1.Networking{
+					ClusterNetwork: []hiveextv1beta1.ClusterNetworkEntry{{CIDR: "10.128.0.0/14", HostPrefix: 23}},
+					ServiceNetwork: []string{"172.30.0.0/16"},
+				},
+				SSHPublicKey: s.SSHKey}},
+		&agentv1beta1.InfraEnv{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+			Spec: agentv1beta1.InfraEnvSpec{
+				ClusterRef:    &agentv1beta1.ClusterReference{Name: name, Namespace: ns},
+				PullSecretRef: &corev1.LocalObjectReference{Name: "pull-secret"},
+				AgentLabels:   selector}},
+	}
+}
+
+// HostLabels are the labels that put a BareMetalHost into the site's
+// InfraEnv.
+func (s ZTPSite) HostLabels() map[string]string {
+	return map[string]string{agentv1beta1.InfraEnvNameLabel: s.Name}
+}
+
+// HostAnnotations are the BMAC annotations of a host of the given role.
+func HostAnnotations(hostname, role string) map[string]string {
+	return map[string]string{"bmac.agent-install.openshift.io/hostname": hostname, "bmac.agent-install.openshift.io/role": role}
+}
