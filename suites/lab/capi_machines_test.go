@@ -227,6 +227,57 @@ func capiSpecs() {
 		Expect(m.Spec.ProviderID).To(Equal(machine.Spec.ProviderID))
 		AddReportEntry("CAPI: power off to Ready again", time.Since(start).Round(time.Second).String())
 	}, SpecTimeout(20*time.Minute))
+
+	It("replaces a worker whose host stays off: reboots run out, the Machine goes to its owner, and a new one joins on the free host", func(ctx SpecContext) {
+		Expect(capiRun.workload).NotTo(BeNil(), "needs the cluster the first spec installed")
+		c := shared.lab.Client()
+		workers := capiMachines(ctx, Default, clusterv1.MachineDeploymentNameLabel)
+		Expect(workers).To(HaveLen(1))
+		machine := workers[0]
+		host := capiHostOf(machine.Spec.ProviderID)
+
+		By("giving new remediations a short timeout, so that the one reboot allowed runs out quickly")
+		tmpl := &capm3v1beta1.Metal3RemediationTemplate{ObjectMeta: metav1.ObjectMeta{Name: capiWorkers, Namespace: capiNamespace}}
+		Expect(c.Patch(ctx, tmpl, client.RawPatch(types.MergePatchType,
+			[]byte(`{"spec":{"template":{"spec":{"strategy":{"timeout":"30s"}}}}}`)))).To(Succeed())
+
+		By("keeping the worker's host off through its BMC, whatever powers it on, until the Machine is deleted")
+		bmh := &bmov1alpha1.BareMetalHost{}
+		Expect(c.Get(ctx, client.ObjectKey{Namespace: capiNamespace, Name: host}, bmh)).To(Succeed())
+		sys, bmc := redfishSystem(ctx, bmh)
+		start := time.Now()
+		Eventually(func(g Gomega) {
+			m := &clusterv1.Machine{}
+			err := c.Get(ctx, client.ObjectKeyFromObject(&machine), m)
+			if apierrors.IsNotFound(err) {
+				return
+			}
+			g.Expect(err).NotTo(HaveOccurred())
+			if !m.DeletionTimestamp.IsZero() {
+				return
+			}
+			s, err := gfredfish.GetComputerSystem(bmc, sys.ODataID)
+			g.Expect(err).NotTo(HaveOccurred())
+			if s.PowerState != gfredfish.OffPowerState {
+				g.Expect(s.Reset(gfredfish.ForceOffResetType)).To(Succeed())
+			}
+			g.Expect(m.DeletionTimestamp.IsZero()).To(BeFalse(), "the MachineSet deletes the Machine its remediation gave up on")
+		}).WithContext(ctx).WithTimeout(10 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
+		AddReportEntry("CAPI: power off to Machine deleted", time.Since(start).Round(time.Second).String())
+
+		By("seeing CAPM3 mark the host unhealthy, so that no Metal3Machine chooses it again")
+		Expect(c.Get(ctx, client.ObjectKeyFromObject(bmh), bmh)).To(Succeed())
+		Expect(bmh.Annotations).To(HaveKey(capm3v1beta1.UnhealthyAnnotation))
+
+		By("waiting for the replacement Machine to run on the free pool host with a Ready node")
+		Eventually(func(g Gomega) {
+			expectRunningCAPIWorkers(ctx, g, 1)
+			replacement := capiMachines(ctx, g, clusterv1.MachineDeploymentNameLabel)[0]
+			g.Expect(replacement.UID).NotTo(Equal(machine.UID))
+			g.Expect(capiHostOf(replacement.Spec.ProviderID)).NotTo(Equal(host))
+		}).WithContext(ctx).WithTimeout(15 * time.Minute).WithPolling(3 * time.Second).Should(Succeed())
+		AddReportEntry("CAPI: power off to replacement Ready", time.Since(start).Round(time.Second).String())
+	}, SpecTimeout(30*time.Minute))
 }
 
 // setUpCAPI creates the namespace and pull secret, serves the release the
