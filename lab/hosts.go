@@ -124,6 +124,9 @@ func (l *Lab) defineHosts(context.Context) error {
 	h.manager = m
 	for i := range l.opts.Hosts {
 		spec := l.opts.Host
+		if size, ok := l.opts.HostSizes[i]; ok {
+			spec = size
+		}
 		spec.Name = "host-" + strconv.Itoa(i)
 		host, err := m.Define(spec)
 		if err != nil {

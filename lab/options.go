@@ -37,6 +37,10 @@ type Options struct {
 	Hosts int
 	// Host sizes every host; its Name is set per host (host-0, host-1...).
 	Host machines.HostSpec
+	// HostSizes overrides Host for the hosts at these indexes (0 to
+	// Hosts-1): a bigger server racked for one role, e.g. the 8 cores
+	// assisted-service requires of a single-node control plane.
+	HostSizes map[int]machines.HostSpec
 	// HostsNamespace holds the BareMetalHosts and their BMC credentials
 	// Secrets on the hub. Default "lab-hosts".
 	HostsNamespace string
@@ -67,6 +71,11 @@ func (o *Options) defaults() error {
 	}
 	if o.Hosts < 0 {
 		return fmt.Errorf("lab: Hosts %d is negative", o.Hosts)
+	}
+	for i := range o.HostSizes {
+		if i < 0 || i >= o.Hosts {
+			return fmt.Errorf("lab: HostSizes names host %d, but the lab has hosts 0 to %d", i, o.Hosts-1)
+		}
 	}
 	if o.HostsNamespace == "" {
 		o.HostsNamespace = "lab-hosts"

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/paritylab/paritylab/lab/machines"
 )
 
 func TestOptionsDefaults(t *testing.T) {
@@ -26,6 +28,11 @@ func TestOptionsDefaults(t *testing.T) {
 			name:    "missing state dir",
 			in:      Options{},
 			wantErr: []string{"StateDir is required"},
+		},
+		{
+			name:    "host size for a host the lab does not have",
+			in:      Options{StateDir: "/s", Hosts: 2, HostSizes: map[int]machines.HostSpec{2: {VCPUs: 8}}},
+			wantErr: []string{"HostSizes names host 2", "hosts 0 to 1"},
 		},
 		{
 			name:    "unknown profile",

@@ -26,18 +26,14 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
-	"libvirt.org/go/libvirt"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util/conditions"
 
-	"github.com/paritylab/paritylab/lab"
 	"github.com/paritylab/paritylab/lab/agentbin"
 	"github.com/paritylab/paritylab/lab/assisted"
 	"github.com/paritylab/paritylab/lab/images"
-	"github.com/paritylab/paritylab/lab/libvirtd"
-	"github.com/paritylab/paritylab/lab/machines"
 	bootstrapv1 "github.com/paritylab/paritylab/providers/bootstrap/api/v1alpha2"
 	controlplanev1 "github.com/paritylab/paritylab/providers/controlplane/api/v1alpha3"
 	"github.com/paritylab/paritylab/providers/controlplane/release/releasetest"
@@ -292,7 +288,6 @@ func setUpCAPI(ctx SpecContext) {
 	_, err := capiRun.registry.Push(capiReleaseRepository, capiDistributionVersion, capiKubernetesVersion)
 	Expect(err).NotTo(HaveOccurred())
 	inv := shared.lab.Inventory()
-	sizeForSingleNode(inv.Hosts[capiControlPlaneHost])
 	moveHostToCAPI(ctx, inv.Hosts[capiControlPlaneHost].Name, "control-plane")
 	for _, i := range workerPoolHosts {
 		moveHostToCAPI(ctx, inv.Hosts[i].Name, "worker")
@@ -305,21 +300,6 @@ func setUpCAPI(ctx SpecContext) {
 			g.Expect(h.Status.Provisioning.State).To(Equal(bmov1alpha1.StateAvailable), "host %s", h.Name)
 		}
 	}).WithContext(ctx).WithTimeout(5 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
-}
-
-// sizeForSingleNode gives the CAPI control-plane host the 8 cores
-// assisted-service requires of a single-node control plane (the suite's
-// hosts have the 4 of a multi-node one's members), as one would rack a
-// bigger server for it. The host is off; the change takes effect when it
-// is next powered on.
-func sizeForSingleNode(h lab.InventoryHost) {
-	conn, err := libvirt.NewConnect(libvirtd.URI)
-	Expect(err).NotTo(HaveOccurred())
-	defer conn.Close()
-	def, err := machines.Definition(conn, h.UUID)
-	Expect(err).NotTo(HaveOccurred())
-	def.VCPU.Value = capiSNOCores
-	Expect(machines.Redefine(conn, def)).To(Succeed())
 }
 
 // moveHostToCAPI replaces the lab's BareMetalHost of a host with one of the same

@@ -42,6 +42,11 @@ const capiControlPlaneHost = ztpHosts + workerPool
 
 var suiteHostSpec = machines.HostSpec{VCPUs: 4, MemoryMiB: 16384, DiskGiB: 120}
 
+// capiControlPlaneHostSpec is the CAPI single-node control plane's host:
+// assisted-service requires 8 cores of a single-node cluster, as one would
+// rack a bigger server for it.
+var capiControlPlaneHostSpec = machines.HostSpec{VCPUs: capiSNOCores, MemoryMiB: 16384, DiskGiB: 120}
+
 // shared is the lab every spec of this suite uses; BeforeSuite brings it up.
 var shared struct {
 	lab      *lab.Lab
@@ -53,7 +58,8 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	stateDir, err := os.MkdirTemp("", "paritylab-suite-")
 	Expect(err).NotTo(HaveOccurred())
 	start := time.Now()
-	l, err := lab.Up(ctx, lab.Options{StateDir: stateDir, LogDir: artifactDir("lab-logs"), Hosts: suiteHosts, Host: suiteHostSpec})
+	l, err := lab.Up(ctx, lab.Options{StateDir: stateDir, LogDir: artifactDir("lab-logs"), Hosts: suiteHosts, Host: suiteHostSpec,
+		HostSizes: map[int]machines.HostSpec{capiControlPlaneHost: capiControlPlaneHostSpec}})
 	Expect(err).NotTo(HaveOccurred())
 	AddReportEntry("lab up", time.Since(start).Round(time.Millisecond).String())
 	shared.lab, shared.stateDir = l, stateDir
