@@ -24,11 +24,12 @@ PARITYLAB := bin/paritylab
 # the provider conformance suite, which needs no more than a local hub.
 TEST_PACKAGES = $(shell go list ./... | grep -v '/suites/') ./suites/conformance
 GO_TEST_FLAGS ?= -race=false -timeout=20m
-# Which e2e suite `make e2e-parity` runs (the parity suite once scenarios
-# exist) and with which ginkgo label filter.
-E2E_SUITE ?= ./suites/lab
+# Which e2e suite `make e2e-parity` runs and with which ginkgo label
+# filter (day1, day2-scale); E2E_CONFIG is its e2e config file.
+E2E_SUITE ?= ./suites/parity
 E2E_LABEL_FILTER ?=
 E2E_TIMEOUT ?= 45m
+E2E_CONFIG ?= $(CURDIR)/ci/e2e/local.yaml
 
 ##@ Set-up
 
@@ -77,10 +78,16 @@ test: deps ## Unit and integration tests (integration runs real kube-apiserver/e
 	go test $(GO_TEST_FLAGS) $(TEST_PACKAGES)
 
 .PHONY: e2e-parity
-e2e-parity: deps ## Run the e2e suite on the local profile; JUnit and logs land in $(ARTIFACTS).
+e2e-parity: deps ## Run the parity scenarios on the local profile; JUnit, the report and logs land in $(ARTIFACTS).
 	@mkdir -p $(ARTIFACTS)
 	$(GINKGO) run -v --timeout=$(E2E_TIMEOUT) --junit-report=junit.e2e.xml --output-dir=$(ARTIFACTS) \
-		$(if $(E2E_LABEL_FILTER),--label-filter='$(E2E_LABEL_FILTER)') $(E2E_SUITE)
+		$(if $(E2E_LABEL_FILTER),--label-filter='$(E2E_LABEL_FILTER)') $(E2E_SUITE) -- -e2e.config=$(E2E_CONFIG) -e2e.artifacts-folder=$(ARTIFACTS)
+
+.PHONY: e2e-lab
+e2e-lab: deps ## Run the lab self-test suite (hosts, Redfish, assisted, both machine APIs, CLI teardown); JUnit into $(ARTIFACTS)/lab.
+	@mkdir -p $(ARTIFACTS)/lab
+	ARTIFACTS=$(ARTIFACTS)/lab $(GINKGO) run -v --timeout=$(E2E_TIMEOUT) --junit-report=junit.lab.xml --output-dir=$(ARTIFACTS)/lab \
+		$(if $(E2E_LABEL_FILTER),--label-filter='$(E2E_LABEL_FILTER)') ./suites/lab
 
 .PHONY: verify
 verify: deps verify-gofmt verify-vet verify-generate ## gofmt, go vet, generated files current.

@@ -41,6 +41,9 @@ type HostClaim struct {
 	// Online is spec.online; ZTP hosts are written online, hosts for a
 	// provisioner offline until they are provisioned.
 	Online bool
+	// Cluster is where the BareMetalHost is written; default the hub. A
+	// workload cluster's machine API manages hosts in its own cluster.
+	Cluster client.Client
 }
 
 // ClaimedHost is a host a flow owns.
@@ -102,8 +105,12 @@ func (p *HostPool) move(ctx context.Context, h lab.InventoryHost, claim HostClai
 	if err != nil {
 		return nil, fmt.Errorf("wait for the lab's BareMetalHost %s to go: %w", h.Name, err)
 	}
+	target := c
+	if claim.Cluster != nil {
+		target = claim.Cluster
+	}
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: claim.Name + "-bmc", Namespace: claim.Namespace}, Data: creds.Data}
-	if err := c.Create(ctx, secret); err != nil {
+	if err := target.Create(ctx, secret); err != nil {
 		return nil, fmt.Errorf("create BMC secret of %s/%s: %w", claim.Namespace, claim.Name, err)
 	}
 	bmh := &bmov1alpha1.BareMetalHost{
@@ -116,7 +123,7 @@ func (p *HostPool) move(ctx context.Context, h lab.InventoryHost, claim HostClai
 			AutomatedCleaningMode: bmov1alpha1.CleaningModeDisabled,
 		},
 	}
-	if err := c.Create(ctx, bmh); err != nil {
+	if err := target.Create(ctx, bmh); err != nil {
 		return nil, fmt.Errorf("create BareMetalHost %s/%s: %w", claim.Namespace, claim.Name, err)
 	}
 	return bmh, nil

@@ -49,6 +49,9 @@ type UpInput struct {
 	Host  machines.HostSpec
 	// Logger receives the lab's progress. Default discard.
 	Logger logr.Logger
+	// StateDir is where the lab keeps its state (it must not exist yet);
+	// default a new temp dir. TearDown removes it.
+	StateDir string
 }
 
 // broughtUp is the lab of this process, when this process brought it up.
@@ -57,9 +60,9 @@ var broughtUp *lab.Lab
 // BringUp starts a lab and returns the LabInfo to hand to Attach (the
 // first function of SynchronizedBeforeSuite). TearDown removes it.
 func BringUp(ctx context.Context, in UpInput) ([]byte, error) {
-	stateDir, err := os.MkdirTemp("", "paritylab-suite-")
+	stateDir, err := newStateDir(in.StateDir)
 	if err != nil {
-		return nil, fmt.Errorf("create lab state dir: %w", err)
+		return nil, err
 	}
 	logDir := filepath.Join(in.ArtifactsDir, "lab-logs")
 	l, err := lab.Up(ctx, lab.Options{StateDir: stateDir, LogDir: logDir, Hosts: in.Hosts, Host: in.Host, Logger: in.Logger})
@@ -73,6 +76,20 @@ func BringUp(ctx context.Context, in UpInput) ([]byte, error) {
 		info.Accel = inv.Accel
 	}
 	return json.Marshal(info)
+}
+
+func newStateDir(dir string) (string, error) {
+	if dir == "" {
+		dir, err := os.MkdirTemp("", "paritylab-suite-")
+		if err != nil {
+			return "", fmt.Errorf("create lab state dir: %w", err)
+		}
+		return dir, nil
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return "", fmt.Errorf("create lab state dir: %w", err)
+	}
+	return dir, nil
 }
 
 // Attach makes the Lab handle from BringUp's LabInfo (the second function

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -64,19 +65,29 @@ func phaseLine(obj Object) string {
 	return strings.Join(seq, " → ")
 }
 
-// conditionLine is the order in which conditions took their statuses, e.g.
-// "InfrastructureReady=True, NodeHealthy=False, NodeHealthy=True". A
-// transition that repeats a condition's current status is dropped; reasons,
-// messages and times are left out.
+// conditionLine is each condition's way to its final status, types in
+// name order, e.g. "InfrastructureReady=True, NodeHealthy=False,
+// NodeHealthy=True". Only the path from a type's first status to its last
+// is kept: a detour that comes back to a status seen before (Validated
+// False → True → False → True while hosts boot) and the interleaving of
+// different types depend on when independent controllers polled, not on
+// what the flow did. Reasons, messages and times are left out.
 func conditionLine(cs []ConditionTransition) string {
-	current := map[string]string{}
-	var seq []string
+	paths := map[string][]string{}
 	for _, c := range cs {
-		if current[c.Type] == c.Status {
-			continue
+		path := paths[c.Type]
+		if i := slices.Index(path, c.Status); i >= 0 {
+			path = path[:i+1]
+		} else {
+			path = append(path, c.Status)
 		}
-		current[c.Type] = c.Status
-		seq = append(seq, c.Type+"="+c.Status)
+		paths[c.Type] = path
+	}
+	var seq []string
+	for _, t := range sortedKeys(paths) {
+		for _, status := range paths[t] {
+			seq = append(seq, t+"="+status)
+		}
 	}
 	return strings.Join(seq, ", ")
 }

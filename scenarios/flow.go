@@ -8,6 +8,7 @@ import (
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -61,6 +62,14 @@ func (r *Run) Record(ctx context.Context, cfg *rest.Config, eventNamespaces []st
 	return nil
 }
 
+// SetProperty records a fact about an object every recorder of the run
+// may have seen (results.Object.Properties).
+func (r *Run) SetProperty(uid types.UID, key, value string) {
+	for _, rec := range r.recorders {
+		rec.SetProperty(uid, key, value)
+	}
+}
+
 // SetCluster names the workload cluster.
 func (r *Run) SetCluster(name string) { r.cluster = name }
 
@@ -83,11 +92,16 @@ type HostList struct {
 	Namespace string
 }
 
-// Finish stops the recorders and builds the run's Observation.
-func (r *Run) Finish(ctx context.Context, runID string, in FinishInput) *results.Observation {
+// Stop stops the recorders, for a run whose observation is not wanted.
+func (r *Run) Stop() {
 	for _, rec := range r.recorders {
 		rec.Stop()
 	}
+}
+
+// Finish stops the recorders and builds the run's Observation.
+func (r *Run) Finish(ctx context.Context, runID string, in FinishInput) *results.Observation {
+	r.Stop()
 	outcome := results.OutcomeSucceeded
 	var errs []results.Error
 	if in.Failed {

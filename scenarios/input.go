@@ -20,6 +20,14 @@ type Input struct {
 	ArtifactsDir string
 	// Observations collects what every flow saw, for the suite's report.
 	Observations *Observations
+	// Registry explains known differences in the diffs.
+	Registry *results.Registry
+	// Clusters are the clusters flows installed, for later scenarios.
+	Clusters *Clusters
+	// CAPI serves the CAPI flows' release and discovery image.
+	CAPI *CAPIServers
+	// SSHKey is the public key every cluster of both flows gets.
+	SSHKey string
 }
 
 // Observations collects the observations of a suite run.

@@ -2,7 +2,6 @@ package day1
 
 import (
 	"context"
-	"fmt"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -13,7 +12,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/paritylab/paritylab/framework"
-	agentv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
 	hiveextv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/hiveextensions/v1beta1"
 	"github.com/paritylab/paritylab/results"
 	"github.com/paritylab/paritylab/scenarios"
@@ -26,7 +24,8 @@ type classicFlow struct {
 	ns  string
 	// spoke reaches the installed cluster once it published its
 	// kubeconfig.
-	spoke client.Client
+	spoke    client.Client
+	spokeCfg *rest.Config
 }
 
 func (f *classicFlow) start(ctx context.Context) {
@@ -35,19 +34,14 @@ func (f *classicFlow) start(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	f.ns = ns.Name
 	f.run.SetCluster(f.ns)
-	Expect(f.run.Record(ctx, f.in.Lab.Hub.GetRESTConfig(), []string{f.ns},
-		framework.Watch{Resource: scenarios.BareMetalHosts, Namespace: f.ns, Role: "host"},
-		framework.Watch{Resource: scenarios.Agents, Namespace: f.ns, Role: "agent"},
-		framework.Watch{Resource: scenarios.AgentClusterInstalls, Namespace: f.ns, Role: "cluster-install"},
-		framework.Watch{Resource: scenarios.ClusterDeployments, Namespace: f.ns, Role: "cluster"},
-	)).To(Succeed())
+	Expect(f.run.Record(ctx, f.in.Lab.Hub.GetRESTConfig(), []string{f.ns}, hubAssistedWatches(f.ns)...)).To(Succeed())
 }
 
 func (f *classicFlow) install(ctx context.Context) {
 	hub := f.in.Lab.Client()
 	site := scenarios.ZTPSite{Namespace: f.ns, Name: f.ns, ControlPlane: controlPlaneReplicas, Workers: workerReplicas,
-		Version: f.in.Config.Variable("OPENSHIFT_VERSION", ""), ReleaseImage: releaseImage(f.in.Config),
-		PullSecret: pullSecret, SSHKey: sshKey}
+		Version: version(f.in.Config), ReleaseImage: releaseImage(f.in.Config),
+		PullSecret: pullSecret, SSHKey: f.in.SSHKey}
 	By("writing the ZTP manifests: pull secret, ClusterImageSet, ClusterDeployment, AgentClusterInstall, InfraEnv")
 	for _, o := range site.Manifests() {
 		Expect(hub.Create(ctx, o)).To(Succeed(), "create %T %s", o, o.GetName())
@@ -65,7 +59,7 @@ func (f *classicFlow) install(ctx context.Context) {
 	}
 	_, err := f.in.Hosts.Claim(ctx, claims...)
 	Expect(err).NotTo(HaveOccurred())
-	f.waitAgents(ctx)
+	waitAgents(ctx, f.in, f.ns, controlPlaneReplicas+workerReplicas)
 	endProvision()
 
 	endInstall := f.run.Clock.Start(phaseInstall)
@@ -80,26 +74,16 @@ func (f *classicFlow) install(ctx context.Context) {
 	endInstall()
 
 	endJoin := f.run.Clock.Start(phaseJoin)
-	f.spoke = f.spokeClient(ctx)
-	Expect(f.run.Record(ctx, f.spokeConfig(ctx), []string{scenarios.MachineAPINamespace},
+	f.spokeCfg = f.spokeConfig(ctx)
+	f.spoke = f.spokeClient()
+	Expect(f.run.Record(ctx, f.spokeCfg, []string{scenarios.MachineAPINamespace},
 		framework.Watch{Resource: scenarios.MAPIMachines, Namespace: scenarios.MachineAPINamespace, Role: "machine"},
 		framework.Watch{Resource: scenarios.MAPIMachineSets, Namespace: scenarios.MachineAPINamespace, Role: "machine-set"},
 	)).To(Succeed())
 	waitNodesReady(ctx, f.in, f.spoke, controlPlaneReplicas+workerReplicas)
 	endJoin()
-}
-
-func (f *classicFlow) waitAgents(ctx context.Context) {
-	By("waiting for every host's agent to register and be approved through its BareMetalHost")
-	iv := interval(f.in, "wait-agents-registered")
-	Eventually(func(g Gomega) {
-		agents := &agentv1beta1.AgentList{}
-		g.Expect(f.in.Lab.Client().List(ctx, agents, client.InNamespace(f.ns))).To(Succeed())
-		g.Expect(agents.Items).To(HaveLen(controlPlaneReplicas + workerReplicas))
-		for _, a := range agents.Items {
-			g.Expect(a.Spec.Approved).To(BeTrue(), "agent %s approved", a.Name)
-		}
-	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
+	f.in.Clusters.Put(&scenarios.Cluster{Flow: results.FlowMAPI, Namespace: f.ns, Name: f.ns,
+		Workload: f.spoke, WorkloadConfig: f.spokeCfg, ZTP: &site})
 }
 
 func (f *classicFlow) spokeConfigBytes(ctx context.Context) []byte {
@@ -117,8 +101,8 @@ func (f *classicFlow) spokeConfig(ctx context.Context) *rest.Config {
 	return cfg
 }
 
-func (f *classicFlow) spokeClient(ctx context.Context) client.Client {
-	c, err := client.New(f.spokeConfig(ctx), client.Options{Scheme: f.in.Lab.Scheme()})
+func (f *classicFlow) spokeClient() client.Client {
+	c, err := client.New(f.spokeCfg, client.Options{Scheme: f.in.Lab.Scheme()})
 	Expect(err).NotTo(HaveOccurred())
 	return c
 }
@@ -133,5 +117,3 @@ func (f *classicFlow) finish(ctx context.Context, failed bool, why string) *resu
 	}
 	return f.run.Finish(ctx, f.in.Lab.Info.RunID, in)
 }
-
-func (f *classicFlow) String() string { return fmt.Sprintf("classic flow in %s", f.ns) }

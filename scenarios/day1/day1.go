@@ -37,12 +37,9 @@ const (
 // HostsNeeded is how many lab hosts the scenario claims, both flows.
 const HostsNeeded = 2 * (controlPlaneReplicas + workerReplicas)
 
-// Test-only credentials: a pull secret for a registry that does not exist
-// and a public key nobody holds the private half of.
-const (
-	pullSecret = `{"auths":{"registry.example":{"auth":"dXNlcjpwYXNz"}}}`
-	sshKey     = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIParitylabTestKeyOnlyForTheLab lab@example"
-)
+// pullSecret is a test-only pull secret for a registry that does not
+// exist.
+const pullSecret = `{"auths":{"registry.example":{"auth":"dXNlcjpwYXNz"}}}`
 
 type hostName struct{ name, role string }
 
@@ -79,9 +76,12 @@ func atoi(s string) int {
 	return n
 }
 
-func releaseImage(cfg *framework.Config) string {
-	return workload.LabRelease(cfg.Variable("OPENSHIFT_VERSION", workload.DefaultVersion)).Image
+// version is the OpenShift release both flows install.
+func version(cfg *framework.Config) string {
+	return cfg.Variable("OPENSHIFT_VERSION", workload.DefaultVersion)
 }
+
+func releaseImage(cfg *framework.Config) string { return workload.LabRelease(version(cfg)).Image }
 
 func objectMeta(name string) metav1.ObjectMeta { return metav1.ObjectMeta{Name: name} }
 
@@ -114,19 +114,43 @@ func nodeReady(n *corev1.Node) bool {
 	return false
 }
 
-// Spec declares the scenario's specs inside the suite's Describe: the MAPI
-// flow, the CAPI flow, then the diff of what both did.
+// Spec declares the scenario's specs inside the suite's Ordered Describe:
+// the MAPI flow, the CAPI flow, then the diff of what both did.
 func Spec(inputGetter func() scenarios.Input) {
 	It("MAPI flow: installs 3 control-plane nodes and 2 workers from ZTP manifests", func(ctx SpecContext) {
 		in := inputGetter()
 		f := &classicFlow{in: in, run: scenarios.NewRun(Name, results.FlowMAPI, Fixture(in.Config, nil))}
 		f.start(ctx)
-		DeferCleanup(func(ctx SpecContext) {
-			report := CurrentSpecReport()
-			obs := f.finish(ctx, report.Failed(), report.FailureMessage())
-			Expect(in.Observations.Add(in.ArtifactsDir, obs)).To(Succeed())
-		})
+		DeferCleanup(func(ctx SpecContext) { scenarios.KeepObservation(ctx, in, f.finish) })
 		f.install(ctx)
 		AddReportEntry("day1 MAPI flow", time.Since(f.run.Started).Round(time.Second).String())
 	}, SpecTimeout(25*time.Minute))
+
+	It("CAPI flow: installs 3 control-plane nodes and 2 workers through the agent providers", func(ctx SpecContext) {
+		in := inputGetter()
+		f := &capiFlow{in: in, run: scenarios.NewRun(Name, results.FlowCAPI, Fixture(in.Config, nil))}
+		f.start(ctx)
+		DeferCleanup(func(ctx SpecContext) { scenarios.KeepObservation(ctx, in, f.finish) })
+		f.install(ctx)
+		AddReportEntry("day1 CAPI flow", time.Since(f.run.Started).Round(time.Second).String())
+	}, SpecTimeout(25*time.Minute))
+
+	scenarios.DiffSpec(Name, inputGetter)
+}
+
+// Install installs a flow's day-1 cluster without recording it, for
+// scenarios that start from an installed cluster when this one did not
+// run; the cluster lands in in.Clusters.
+func Install(ctx context.Context, in scenarios.Input, flow results.Flow) {
+	run := scenarios.NewRun(Name, flow, Fixture(in.Config, nil))
+	defer run.Stop()
+	if flow == results.FlowMAPI {
+		f := &classicFlow{in: in, run: run}
+		f.start(ctx)
+		f.install(ctx)
+		return
+	}
+	f := &capiFlow{in: in, run: run}
+	f.start(ctx)
+	f.install(ctx)
 }

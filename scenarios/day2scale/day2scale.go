@@ -1,0 +1,251 @@
+package day2scale
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/paritylab/paritylab/framework"
+	"github.com/paritylab/paritylab/results"
+	"github.com/paritylab/paritylab/scenarios"
+	"github.com/paritylab/paritylab/scenarios/day1"
+)
+
+// Name is the scenario's name in observations and reports.
+const Name = "day2-scale"
+
+// Pool sizes: the scale set reaches 3 machines at most; hosts a
+// scale-down frees are used again. The MAPI flow adds its day-2 worker
+// through ZTP on a host of its own; the CAPI flow adds it through the
+// MachineDeployment, on a freed host.
+const (
+	scalePoolHosts = 3
+	ztpDay2Hosts   = 1
+	// HostsNeeded is how many lab hosts the scenario claims, both flows.
+	HostsNeeded = 2*scalePoolHosts + ztpDay2Hosts
+)
+
+// Phases, named alike in both flows.
+const (
+	phaseScaleUp      = "scale-up"
+	phaseScaleDown    = "scale-down-annotated"
+	phaseScaleUpAgain = "scale-up-again"
+	phaseNewest       = "scale-down-newest"
+	phaseOldest       = "scale-down-oldest"
+	phaseAddWorker    = "add-worker"
+)
+
+// Why a scale-down chose a machine (results.Object property
+// deletion.selectedBy).
+const (
+	selectedByAnnotation = "delete-annotation"
+	selectedByNewest     = "newest"
+	selectedByOldest     = "oldest"
+	selectedByOther      = "other"
+	propertySelectedBy   = "deletion.selectedBy"
+)
+
+// worker is a machine of the flow's scale set as both sides see it.
+type worker struct {
+	Name    string
+	UID     types.UID
+	Created time.Time
+}
+
+// scaleSet is one flow's way to scale workers: a MachineSet on the spoke
+// or a MachineDeployment on the hub.
+type scaleSet interface {
+	// create makes the scale set with 0 replicas and the hosts it uses.
+	create(ctx context.Context)
+	// scale sets its replicas.
+	scale(ctx context.Context, replicas int)
+	// markForDeletion puts the side's delete annotation on a machine.
+	markForDeletion(ctx context.Context, name string)
+	// setDeletionOrder sets Newest or Oldest.
+	setDeletionOrder(ctx context.Context, order string)
+	// waitRunning waits for exactly n machines Running with Ready nodes
+	// and returns them.
+	waitRunning(ctx context.Context, n int) []worker
+	// addWorker adds one worker to the cluster the side's day-2 way and
+	// waits for its node to be Ready.
+	addWorker(ctx context.Context)
+	finish(ctx context.Context, failed bool, why string) *results.Observation
+}
+
+// baseCluster returns the day-1 cluster of a flow, installing it when the
+// day1 scenario did not run.
+func baseCluster(ctx context.Context, in scenarios.Input, flow results.Flow) *scenarios.Cluster {
+	if c := in.Clusters.Get(flow); c != nil {
+		return c
+	}
+	By("installing the day-1 cluster this scenario starts from (the day1 scenario did not run)")
+	day1.Install(ctx, in, flow)
+	c := in.Clusters.Get(flow)
+	Expect(c).NotTo(BeNil())
+	return c
+}
+
+// runSteps is the scenario, the same for both flows.
+func runSteps(ctx context.Context, run *scenarios.Run, s scaleSet) {
+	s.create(ctx)
+
+	end := run.Clock.Start(phaseScaleUp)
+	By("scaling workers up by 2")
+	s.scale(ctx, 2)
+	two := s.waitRunning(ctx, 2)
+	end()
+
+	end = run.Clock.Start(phaseScaleDown)
+	marked := byName(two)[0]
+	By("marking " + marked.Name + " with the delete annotation and scaling down by 1")
+	s.markForDeletion(ctx, marked.Name)
+	s.scale(ctx, 1)
+	one := s.waitRunning(ctx, 1)
+	recordDeleted(run, two, one, selectedByAnnotation, marked.UID)
+	end()
+	Expect(gone(two, one)).To(HaveField("UID", marked.UID), "the annotated machine is the one deleted")
+
+	end = run.Clock.Start(phaseScaleUpAgain)
+	By("scaling up by 2 again, so that one machine is older than the others")
+	s.scale(ctx, 3)
+	three := s.waitRunning(ctx, 3)
+	end()
+
+	end = run.Clock.Start(phaseNewest)
+	By("scaling down by 1 with deletion order Newest")
+	s.setDeletionOrder(ctx, "Newest")
+	s.scale(ctx, 2)
+	left := s.waitRunning(ctx, 2)
+	deleted := recordDeleted(run, three, left, selectedByNewest, "")
+	end()
+	Expect(isNewest(deleted, left)).To(BeTrue(), "Newest deleted %s (created %s), not a newest machine", deleted.Name, deleted.Created)
+
+	end = run.Clock.Start(phaseOldest)
+	By("scaling down by 1 with deletion order Oldest")
+	s.setDeletionOrder(ctx, "Oldest")
+	s.scale(ctx, 1)
+	last := s.waitRunning(ctx, 1)
+	deleted = recordDeleted(run, left, last, selectedByOldest, "")
+	end()
+	Expect(isOldest(deleted, last)).To(BeTrue(), "Oldest deleted %s (created %s), not the oldest machine", deleted.Name, deleted.Created)
+
+	end = run.Clock.Start(phaseAddWorker)
+	By("adding one worker the flow's day-2 way")
+	s.addWorker(ctx)
+	end()
+}
+
+// recordDeleted finds the machine a scale-down removed and records why
+// it was chosen: the expected reason when it matches, else "other".
+func recordDeleted(run *scenarios.Run, before, after []worker, reason string, marked types.UID) worker {
+	w := gone(before, after)
+	why := reason
+	switch reason {
+	case selectedByAnnotation:
+		if w.UID != marked {
+			why = selectedByOther
+		}
+	case selectedByNewest:
+		if !isNewest(w, after) {
+			why = selectedByOther
+		}
+	case selectedByOldest:
+		if !isOldest(w, after) {
+			why = selectedByOther
+		}
+	}
+	run.SetProperty(w.UID, propertySelectedBy, why)
+	return w
+}
+
+// gone is the machine of before that after lacks.
+func gone(before, after []worker) worker {
+	left := map[types.UID]bool{}
+	for _, w := range after {
+		left[w.UID] = true
+	}
+	var out []worker
+	for _, w := range before {
+		if !left[w.UID] {
+			out = append(out, w)
+		}
+	}
+	Expect(out).To(HaveLen(1), "one machine went: before %v, after %v", before, after)
+	return out[0]
+}
+
+// isNewest: no remaining machine was created after w (creation times
+// have second resolution, so machines made together tie).
+func isNewest(w worker, rest []worker) bool {
+	for _, o := range rest {
+		if o.Created.After(w.Created) {
+			return false
+		}
+	}
+	return true
+}
+
+func isOldest(w worker, rest []worker) bool {
+	for _, o := range rest {
+		if o.Created.Before(w.Created) {
+			return false
+		}
+	}
+	return true
+}
+
+func byName(ws []worker) []worker {
+	out := append([]worker(nil), ws...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Fixture is the scenario's hardware and versions: the day-1 cluster plus
+// the pool the scale set uses.
+func Fixture(cfg *framework.Config) results.Fixture {
+	f := day1.Fixture(cfg, nil)
+	f.Name = "local-3cp-2w-scale"
+	f.Shape["scalePool"] = scalePoolHosts
+	return f
+}
+
+func interval(in scenarios.Input, key string) framework.Interval {
+	iv, err := in.Config.Interval(Name, key)
+	Expect(err).NotTo(HaveOccurred())
+	return iv
+}
+
+// Spec declares the scenario's specs inside the suite's Ordered Describe:
+// the MAPI flow, the CAPI flow, then the diff of what both did.
+func Spec(inputGetter func() scenarios.Input) {
+	It("MAPI flow: a MachineSet on the spoke scales up by 2, down by 1 (delete annotation, Newest, Oldest); a ZTP day-2 host joins", func(ctx SpecContext) {
+		in := inputGetter()
+		base := baseCluster(ctx, in, results.FlowMAPI)
+		run := scenarios.NewRun(Name, results.FlowMAPI, Fixture(in.Config))
+		run.SetCluster(base.Namespace)
+		s := newMachineSetSide(ctx, in, run, base)
+		DeferCleanup(func(ctx SpecContext) { scenarios.KeepObservation(ctx, in, s.finish) })
+		runSteps(ctx, run, s)
+		AddReportEntry("day2-scale MAPI flow", time.Since(run.Started).Round(time.Second).String())
+	}, SpecTimeout(40*time.Minute))
+
+	It("CAPI flow: a MachineDeployment on the hub scales up by 2, down by 1 (delete annotation, Newest, Oldest), then up by 1", func(ctx SpecContext) {
+		in := inputGetter()
+		base := baseCluster(ctx, in, results.FlowCAPI)
+		run := scenarios.NewRun(Name, results.FlowCAPI, Fixture(in.Config))
+		run.SetCluster(base.Namespace)
+		s := newMachineDeploymentSide(ctx, in, run, base)
+		DeferCleanup(func(ctx SpecContext) { scenarios.KeepObservation(ctx, in, s.finish) })
+		runSteps(ctx, run, s)
+		AddReportEntry("day2-scale CAPI flow", time.Since(run.Started).Round(time.Second).String())
+	}, SpecTimeout(40*time.Minute))
+
+	scenarios.DiffSpec(Name, inputGetter)
+}
+
+func (w worker) String() string { return fmt.Sprintf("%s@%s", w.Name, w.Created.Format(time.TimeOnly)) }

@@ -1,0 +1,128 @@
+package day2scale
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/paritylab/paritylab/framework"
+	"github.com/paritylab/paritylab/results"
+	"github.com/paritylab/paritylab/scenarios"
+)
+
+// machineDeploymentSide scales workers with a CAPI MachineDeployment on
+// the hub, over BareMetalHosts in the cluster's hub namespace that CAPM3
+// claims, and adds a worker by scaling it once more.
+type machineDeploymentSide struct {
+	in   scenarios.Input
+	run  *scenarios.Run
+	base *scenarios.Cluster
+	hub  client.Client
+	name string
+}
+
+func newMachineDeploymentSide(ctx context.Context, in scenarios.Input, run *scenarios.Run, base *scenarios.Cluster) *machineDeploymentSide {
+	ns := base.Namespace
+	Expect(run.Record(ctx, in.Lab.Hub.GetRESTConfig(), []string{ns},
+		framework.Watch{Resource: scenarios.CAPIMachines, Namespace: ns, Role: "machine"},
+		framework.Watch{Resource: scenarios.CAPIMachineSets, Namespace: ns, Role: "machine-set"},
+		framework.Watch{Resource: scenarios.BareMetalHosts, Namespace: ns, Role: "host"},
+		framework.Watch{Resource: scenarios.CAPIMachineDeploys, Namespace: ns},
+		framework.Watch{Resource: scenarios.Metal3Machines, Namespace: ns},
+	)).To(Succeed())
+	return &machineDeploymentSide{in: in, run: run, base: base, hub: in.Lab.Client(), name: base.Site.Name + "-scale"}
+}
+
+// create adds the pool's hosts as workers' hosts and a MachineDeployment
+// of 0 replicas over the site's worker templates.
+func (s *machineDeploymentSide) create(ctx context.Context) {
+	By("adding the pool's hosts to the cluster's namespace, labelled for the worker template")
+	var claims []framework.HostClaim
+	for i := range scalePoolHosts {
+		claims = append(claims, framework.HostClaim{Namespace: s.base.Namespace, Name: "scale-" + strconv.Itoa(i),
+			Labels: map[string]string{scenarios.HostRoleLabel: scenarios.RoleWorker}})
+	}
+	_, err := s.in.Hosts.Claim(ctx, claims...)
+	Expect(err).NotTo(HaveOccurred())
+	By("creating a MachineDeployment of 0 replicas")
+	Expect(s.hub.Create(ctx, s.base.Site.MachineDeployment(s.name, 0))).To(Succeed())
+}
+
+func (s *machineDeploymentSide) patch(ctx context.Context, mutate func(*clusterv1.MachineDeployment)) {
+	md := &clusterv1.MachineDeployment{}
+	Expect(s.hub.Get(ctx, client.ObjectKey{Namespace: s.base.Namespace, Name: s.name}, md)).To(Succeed())
+	p := client.MergeFrom(md.DeepCopy())
+	mutate(md)
+	Expect(s.hub.Patch(ctx, md, p)).To(Succeed())
+}
+
+func (s *machineDeploymentSide) scale(ctx context.Context, n int) {
+	s.patch(ctx, func(md *clusterv1.MachineDeployment) { md.Spec.Replicas = ptr.To(int32(n)) })
+}
+
+func (s *machineDeploymentSide) setDeletionOrder(ctx context.Context, order string) {
+	s.patch(ctx, func(md *clusterv1.MachineDeployment) {
+		md.Spec.Deletion.Order = clusterv1.MachineSetDeletionOrder(order)
+	})
+	// The MachineDeployment propagates the order to its MachineSet in
+	// place; a scale-down before that would use the old order.
+	iv := interval(s.in, "wait-object")
+	Eventually(func(g Gomega) {
+		list := &clusterv1.MachineSetList{}
+		g.Expect(s.hub.List(ctx, list, client.InNamespace(s.base.Namespace),
+			client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: s.name})).To(Succeed())
+		g.Expect(list.Items).NotTo(BeEmpty())
+		for _, ms := range list.Items {
+			g.Expect(string(ms.Spec.Deletion.Order)).To(Equal(order), "MachineSet %s", ms.Name)
+		}
+	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
+}
+
+func (s *machineDeploymentSide) markForDeletion(ctx context.Context, name string) {
+	m := &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: s.base.Namespace}}
+	Expect(s.hub.Patch(ctx, m, client.RawPatch("application/merge-patch+json",
+		[]byte(`{"metadata":{"annotations":{"`+clusterv1.DeleteMachineAnnotation+`":"true"}}}`)))).To(Succeed())
+}
+
+// waitRunning: exactly n Machines of the MachineDeployment, Running,
+// linked by CAPI core to a Ready Node, none being deleted.
+func (s *machineDeploymentSide) waitRunning(ctx context.Context, n int) []worker {
+	By(fmt.Sprintf("waiting for %d Machines of %s Running with Ready nodes", n, s.name))
+	iv := interval(s.in, "wait-machines-running")
+	var out []worker
+	Eventually(func(g Gomega) {
+		list := &clusterv1.MachineList{}
+		g.Expect(s.hub.List(ctx, list, client.InNamespace(s.base.Namespace),
+			client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: s.name})).To(Succeed())
+		g.Expect(list.Items).To(HaveLen(n))
+		out = out[:0]
+		for _, m := range list.Items {
+			g.Expect(m.DeletionTimestamp.IsZero()).To(BeTrue(), "Machine %s is being deleted", m.Name)
+			g.Expect(m.Status.Phase).To(Equal(string(clusterv1.MachinePhaseRunning)), "Machine %s", m.Name)
+			g.Expect(m.Status.NodeRef.IsDefined()).To(BeTrue(), "Machine %s nodeRef", m.Name)
+			expectNodeReady(ctx, g, s.base.Workload, m.Status.NodeRef.Name)
+			out = append(out, worker{Name: m.Name, UID: m.UID, Created: m.CreationTimestamp.Time})
+		}
+	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
+	return out
+}
+
+// addWorker: under CAPI a worker joins a running cluster only through a
+// MachineDeployment (or MachineSet) replica.
+func (s *machineDeploymentSide) addWorker(ctx context.Context) {
+	s.scale(ctx, 2)
+	s.waitRunning(ctx, 2)
+}
+
+func (s *machineDeploymentSide) finish(ctx context.Context, failed bool, why string) *results.Observation {
+	in := scenarios.FinishInput{Failed: failed, Err: why, Workload: s.base.Workload,
+		HostLists: []scenarios.HostList{{Client: s.hub, Namespace: s.base.Namespace}}}
+	return s.run.Finish(ctx, s.in.Lab.Info.RunID, in)
+}

@@ -1,0 +1,171 @@
+package day2scale
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	machinev1beta1 "github.com/openshift/api/machine/v1beta1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/paritylab/paritylab/framework"
+	"github.com/paritylab/paritylab/lab/mapi"
+	"github.com/paritylab/paritylab/results"
+	"github.com/paritylab/paritylab/scenarios"
+)
+
+// mapiDeleteAnnotation is MAO's delete annotation; MAPI counts it only
+// with a non-empty value.
+const mapiDeleteAnnotation = "machine.openshift.io/delete-machine"
+
+// machineSetSide scales workers with a MAO MachineSet in the spoke, over
+// BareMetalHosts in the spoke's machine API namespace, and adds a worker
+// through ZTP day 2.
+type machineSetSide struct {
+	in    scenarios.Input
+	run   *scenarios.Run
+	base  *scenarios.Cluster
+	spoke client.Client
+	name  string
+}
+
+func newMachineSetSide(ctx context.Context, in scenarios.Input, run *scenarios.Run, base *scenarios.Cluster) *machineSetSide {
+	ns := scenarios.MachineAPINamespace
+	Expect(run.Record(ctx, base.WorkloadConfig, []string{ns},
+		framework.Watch{Resource: scenarios.MAPIMachines, Namespace: ns, Role: "machine"},
+		framework.Watch{Resource: scenarios.MAPIMachineSets, Namespace: ns, Role: "machine-set"},
+		framework.Watch{Resource: scenarios.BareMetalHosts, Namespace: ns, Role: "host"},
+	)).To(Succeed())
+	return &machineSetSide{in: in, run: run, base: base, spoke: base.Workload}
+}
+
+// create copies the installer's worker MachineSet (its providerSpec, user
+// data and labels) as a new one of 0 replicas, as an admin adds a
+// MachineSet, and moves the pool's hosts into the spoke.
+func (s *machineSetSide) create(ctx context.Context) {
+	By("moving the pool's hosts into the spoke's machine API namespace")
+	var claims []framework.HostClaim
+	for i := range scalePoolHosts {
+		claims = append(claims, framework.HostClaim{Cluster: s.spoke, Namespace: scenarios.MachineAPINamespace, Name: "scale-" + strconv.Itoa(i)})
+	}
+	_, err := s.in.Hosts.Claim(ctx, claims...)
+	Expect(err).NotTo(HaveOccurred())
+
+	By("creating a worker MachineSet of 0 replicas from the installer's")
+	installer := s.installerMachineSet(ctx)
+	infra := installer.Labels[mapi.ClusterLabel]
+	s.name = infra + "-scale"
+	ms := &machinev1beta1.MachineSet{ObjectMeta: metav1.ObjectMeta{Name: s.name, Namespace: scenarios.MachineAPINamespace, Labels: installer.Labels}}
+	ms.Spec = *installer.Spec.DeepCopy()
+	ms.Spec.Replicas = ptr.To[int32](0)
+	sel := map[string]string{mapi.ClusterLabel: infra, mapi.MachineSetLabel: s.name}
+	ms.Spec.Selector = metav1.LabelSelector{MatchLabels: sel}
+	ms.Spec.Template.Labels = map[string]string{mapi.ClusterLabel: infra, mapi.MachineSetLabel: s.name,
+		mapi.RoleLabel: "worker", mapi.TypeLabel: "worker"}
+	Expect(s.spoke.Create(ctx, ms)).To(Succeed())
+}
+
+func (s *machineSetSide) installerMachineSet(ctx context.Context) *machinev1beta1.MachineSet {
+	list := &machinev1beta1.MachineSetList{}
+	Expect(s.spoke.List(ctx, list, client.InNamespace(scenarios.MachineAPINamespace))).To(Succeed())
+	for i := range list.Items {
+		if strings.HasSuffix(list.Items[i].Name, "-worker-0") {
+			return &list.Items[i]
+		}
+	}
+	Fail(fmt.Sprintf("the spoke has no installer worker MachineSet (<infra>-worker-0) among %d", len(list.Items)))
+	return nil
+}
+
+func (s *machineSetSide) patch(ctx context.Context, mutate func(*machinev1beta1.MachineSet)) {
+	ms := &machinev1beta1.MachineSet{}
+	Expect(s.spoke.Get(ctx, client.ObjectKey{Namespace: scenarios.MachineAPINamespace, Name: s.name}, ms)).To(Succeed())
+	p := client.MergeFrom(ms.DeepCopy())
+	mutate(ms)
+	Expect(s.spoke.Patch(ctx, ms, p)).To(Succeed())
+}
+
+func (s *machineSetSide) scale(ctx context.Context, n int) {
+	s.patch(ctx, func(ms *machinev1beta1.MachineSet) { ms.Spec.Replicas = ptr.To(int32(n)) })
+}
+
+func (s *machineSetSide) setDeletionOrder(ctx context.Context, order string) {
+	s.patch(ctx, func(ms *machinev1beta1.MachineSet) { ms.Spec.DeletePolicy = order })
+}
+
+func (s *machineSetSide) markForDeletion(ctx context.Context, name string) {
+	m := &machinev1beta1.Machine{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: scenarios.MachineAPINamespace}}
+	Expect(s.spoke.Patch(ctx, m, client.RawPatch("application/merge-patch+json",
+		[]byte(`{"metadata":{"annotations":{"`+mapiDeleteAnnotation+`":"true"}}}`)))).To(Succeed())
+}
+
+// waitRunning: exactly n Machines of the MachineSet, Running, linked to
+// a Ready Node, none being deleted, their hosts' other Machines gone.
+func (s *machineSetSide) waitRunning(ctx context.Context, n int) []worker {
+	By(fmt.Sprintf("waiting for %d Machines of %s Running with Ready nodes", n, s.name))
+	iv := interval(s.in, "wait-machines-running")
+	var out []worker
+	Eventually(func(g Gomega) {
+		list := &machinev1beta1.MachineList{}
+		g.Expect(s.spoke.List(ctx, list, client.InNamespace(scenarios.MachineAPINamespace),
+			client.MatchingLabels{mapi.MachineSetLabel: s.name})).To(Succeed())
+		g.Expect(list.Items).To(HaveLen(n))
+		out = out[:0]
+		for _, m := range list.Items {
+			g.Expect(m.DeletionTimestamp.IsZero()).To(BeTrue(), "Machine %s is being deleted", m.Name)
+			g.Expect(m.Status.Phase).To(HaveValue(Equal(machinev1beta1.PhaseRunning)), "Machine %s", m.Name)
+			g.Expect(m.Status.NodeRef).NotTo(BeNil(), "Machine %s nodeRef", m.Name)
+			expectNodeReady(ctx, g, s.spoke, m.Status.NodeRef.Name)
+			out = append(out, worker{Name: m.Name, UID: m.UID, Created: m.CreationTimestamp.Time})
+		}
+	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
+	return out
+}
+
+// addWorker is ZTP day 2: a BareMetalHost labelled with the site's
+// InfraEnv on the hub; the assisted flow boots, installs and joins it.
+func (s *machineSetSide) addWorker(ctx context.Context) {
+	site := s.base.ZTP
+	Expect(site).NotTo(BeNil(), "the MAPI day-1 cluster is a ZTP site")
+	const name = "day2-worker-0"
+	_, err := s.in.Hosts.Claim(ctx, framework.HostClaim{Namespace: site.Namespace, Name: name, Online: true,
+		Labels: site.HostLabels(), Annotations: scenarios.HostAnnotations(name, "worker")})
+	Expect(err).NotTo(HaveOccurred())
+	By("waiting for the ZTP day-2 host to join the spoke Ready and its hub host to be detached")
+	iv := interval(s.in, "wait-machines-running")
+	Eventually(func(g Gomega) {
+		expectNodeReady(ctx, g, s.spoke, name)
+		bmh := &bmov1alpha1.BareMetalHost{}
+		g.Expect(s.in.Lab.Client().Get(ctx, client.ObjectKey{Namespace: site.Namespace, Name: name}, bmh)).To(Succeed())
+		g.Expect(bmh.Annotations).To(HaveKey("baremetalhost.metal3.io/detached"))
+	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
+}
+
+// finish: hosts in the spoke's machine API namespace and the ZTP site's
+// on the hub.
+func (s *machineSetSide) finish(ctx context.Context, failed bool, why string) *results.Observation {
+	in := scenarios.FinishInput{Failed: failed, Err: why, Workload: s.spoke, HostLists: []scenarios.HostList{
+		{Client: s.in.Lab.Client(), Namespace: s.base.Namespace},
+		{Client: s.spoke, Namespace: scenarios.MachineAPINamespace},
+	}}
+	return s.run.Finish(ctx, s.in.Lab.Info.RunID, in)
+}
+
+func expectNodeReady(ctx context.Context, g Gomega, c client.Client, name string) {
+	node := &corev1.Node{}
+	g.Expect(c.Get(ctx, client.ObjectKey{Name: name}, node)).To(Succeed())
+	ready := false
+	for _, cond := range node.Status.Conditions {
+		if cond.Type == corev1.NodeReady {
+			ready = cond.Status == corev1.ConditionTrue
+		}
+	}
+	g.Expect(ready).To(BeTrue(), "node %s Ready", name)
+}

@@ -1,0 +1,48 @@
+package scenarios
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/paritylab/paritylab/results"
+)
+
+// DiffSpec declares the spec that diffs a scenario's two flows: every
+// aspect that differs must be a registered known divergence. It fails
+// with the side-by-side text of each unexplained aspect, and leaves
+// <dir>/diff/<scenario>.txt either way.
+func DiffSpec(scenario string, inputGetter func() Input) {
+	It("diff: every difference between the MAPI and CAPI flows is a known divergence", func() {
+		in := inputGetter()
+		mapi := in.Observations.Get(scenario, results.FlowMAPI)
+		capi := in.Observations.Get(scenario, results.FlowCAPI)
+		Expect(mapi).NotTo(BeNil(), "the MAPI flow of %s left no observation", scenario)
+		Expect(capi).NotTo(BeNil(), "the CAPI flow of %s left no observation", scenario)
+		pair, err := results.NewPair(mapi, capi)
+		Expect(err).NotTo(HaveOccurred())
+		report := results.Build([]results.Pair{pair}, in.Registry, results.Options{AllowStale: true})
+		var text bytes.Buffer
+		Expect(report.WriteText(&text)).To(Succeed())
+		path := filepath.Join(in.ArtifactsDir, "diff", scenario+".txt")
+		Expect(os.MkdirAll(filepath.Dir(path), 0o750)).To(Succeed())
+		Expect(os.WriteFile(path, text.Bytes(), 0o640)).To(Succeed())
+		counts := report.Counts()
+		AddReportEntry(scenario+" aspects", fmt.Sprintf("%d parity, %d known divergences, %d regressions",
+			counts.Parity, counts.KnownDivergence, counts.Regression))
+		Expect(counts.Regression).To(BeZero(), "unexplained differences (also in %s):\n%s", path, text.String())
+	})
+}
+
+// KeepObservation builds a flow's observation when its spec ends, passed
+// or failed (call it from DeferCleanup), and adds it to the suite's.
+func KeepObservation(ctx SpecContext, in Input, finish func(context.Context, bool, string) *results.Observation) {
+	report := CurrentSpecReport()
+	obs := finish(ctx, report.Failed(), report.FailureMessage())
+	Expect(in.Observations.Add(in.ArtifactsDir, obs)).To(Succeed())
+}
