@@ -24,7 +24,8 @@ import (
 )
 
 // spokes are the workload clusters installs create, one local control plane
-// each, recorded in the run's ledger, each with its machine API running.
+// each, recorded in the run's ledger, each with its machine API running
+// once its install is done.
 type spokes struct {
 	stateDir, logDir string
 	tracker          state.Tracker
@@ -64,11 +65,8 @@ func (s *spokes) Create(ctx context.Context, key assisted.ClusterKey, version st
 	if err != nil {
 		return nil, fmt.Errorf("start workload cluster %s: %w", key, err)
 	}
-	sp, err := newSpoke(c)
+	sp, err := newSpoke(c, s.machineAPI)
 	if err != nil {
-		return nil, errors.Join(err, c.Stop())
-	}
-	if sp.machineAPI, err = s.startMachineAPI(ctx, sp); err != nil {
 		return nil, errors.Join(err, c.Stop())
 	}
 	s.clusters[key] = sp
@@ -122,33 +120,68 @@ func (s *spokes) stopAll(ctx context.Context) error {
 
 // spoke adapts a workload cluster to what the assisted service needs.
 type spoke struct {
-	c          *workload.Cluster
-	port       int
-	caPEM      []byte
+	c     *workload.Cluster
+	port  int
+	caPEM []byte
+	deps  machineAPIDeps
+
+	// mu guards machineAPI, which runs once the install is done.
+	mu         sync.Mutex
 	machineAPI *mapi.MachineAPI
 }
 
 // stop ends the machine API, then the cluster it works on.
 func (s *spoke) stop() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	var errs []error
 	if s.machineAPI != nil {
 		errs = append(errs, s.machineAPI.Stop())
+		s.machineAPI = nil
 	}
 	return errors.Join(append(errs, s.c.Stop())...)
 }
 
-// startMachineAPI runs the machine API against a new spoke. Its workers
-// join with the cluster's shared bootstrap credential, which the machine
-// API writes into worker-user-data as the installer would.
-func (s *spokes) startMachineAPI(ctx context.Context, sp *spoke) (*mapi.MachineAPI, error) {
-	cert, key, err := kubeconfigCredentials(sp.c.IssueBootstrapKubeconfig(""))
-	if err != nil {
-		return nil, fmt.Errorf("bootstrap credential of %s: %w", sp.c.Name(), err)
+// StartMachineAPI runs the machine API against the installed spoke, as
+// machine-api-operator comes up in an installed cluster, after the
+// installer's machine API objects for the installed hosts exist.
+func (s *spoke) StartMachineAPI(ctx context.Context, installed []assisted.InstalledHost) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.machineAPI != nil {
+		return nil
 	}
-	d := s.machineAPI
+	m, err := s.startMachineAPI(ctx, installed)
+	if err != nil {
+		return err
+	}
+	s.machineAPI = m
+	return nil
+}
+
+// AddInstalledHost records a day-2 host in the running machine API.
+func (s *spoke) AddInstalledHost(ctx context.Context, machine string, host assisted.InstalledHost) error {
+	s.mu.Lock()
+	m := s.machineAPI
+	s.mu.Unlock()
+	if m == nil {
+		return fmt.Errorf("the machine API of %s is not running", s.c.Name())
+	}
+	return m.AddInstalledHost(ctx, machine, host)
+}
+
+// startMachineAPI starts the machine API. Its workers join with the
+// cluster's shared bootstrap credential, which the machine API writes
+// into worker-user-data as the installer would.
+func (s *spoke) startMachineAPI(ctx context.Context, installed []assisted.InstalledHost) (*mapi.MachineAPI, error) {
+	cert, key, err := kubeconfigCredentials(s.c.IssueBootstrapKubeconfig(""))
+	if err != nil {
+		return nil, fmt.Errorf("bootstrap credential of %s: %w", s.c.Name(), err)
+	}
+	d, sp := s.deps, s
 	return mapi.Start(ctx, mapi.Options{
 		RESTConfig: sp.c.RESTConfig(), Deployer: d.deployer, Images: d.images, Agent: d.agent,
-		InfrastructureName: sp.c.InfrastructureName(),
+		InfrastructureName: sp.c.InfrastructureName(), Installed: installed,
 		WorkerNodeConfig: agentapi.NodeConfig{
 			APIPort: sp.port, TLSServerName: sp.TLSServerName(), CACert: string(sp.caPEM),
 			ClientCert: string(cert), ClientKey: string(key), Bootstrap: true, KubeletVersion: sp.KubernetesVersion(),
@@ -166,7 +199,7 @@ func (s *spokes) startMachineAPI(ctx context.Context, sp *spoke) (*mapi.MachineA
 	})
 }
 
-func newSpoke(c *workload.Cluster) (*spoke, error) {
+func newSpoke(c *workload.Cluster, deps machineAPIDeps) (*spoke, error) {
 	u, err := url.Parse(c.Server())
 	if err != nil {
 		return nil, err
@@ -183,14 +216,15 @@ func newSpoke(c *workload.Cluster) (*spoke, error) {
 	for _, cl := range cfg.Clusters {
 		ca = cl.CertificateAuthorityData
 	}
-	return &spoke{c: c, port: port, caPEM: ca}, nil
+	return &spoke{c: c, port: port, caPEM: ca, deps: deps}, nil
 }
 
-func (s *spoke) APIPort() int              { return s.port }
-func (s *spoke) TLSServerName() string     { return "kubernetes" }
-func (s *spoke) CACertPEM() []byte         { return s.caPEM }
-func (s *spoke) AdminKubeconfig() []byte   { return s.c.Kubeconfig() }
-func (s *spoke) KubernetesVersion() string { return binaries.KubernetesVersion }
+func (s *spoke) APIPort() int               { return s.port }
+func (s *spoke) TLSServerName() string      { return "kubernetes" }
+func (s *spoke) CACertPEM() []byte          { return s.caPEM }
+func (s *spoke) AdminKubeconfig() []byte    { return s.c.Kubeconfig() }
+func (s *spoke) KubernetesVersion() string  { return binaries.KubernetesVersion }
+func (s *spoke) InfrastructureName() string { return s.c.InfrastructureName() }
 
 func (s *spoke) NodeCredentials(node string) ([]byte, []byte, error) {
 	cert, key, err := kubeconfigCredentials(s.c.IssueNodeKubeconfig(node, ""))

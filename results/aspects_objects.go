@@ -1,7 +1,6 @@
 package results
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -65,29 +64,21 @@ func phaseLine(obj Object) string {
 	return strings.Join(seq, " → ")
 }
 
-// conditionLine is each condition's way to its final status, types in
-// name order, e.g. "InfrastructureReady=True, NodeHealthy=False,
-// NodeHealthy=True". Only the path from a type's first status to its last
-// is kept: a detour that comes back to a status seen before (Validated
-// False → True → False → True while hosts boot) and the interleaving of
-// different types depend on when independent controllers polled, not on
-// what the flow did. Reasons, messages and times are left out.
+// conditionLine is the status each condition type ended with, types in
+// name order, e.g. "InfrastructureReady=True, NodeHealthy=True". The way
+// there is left out: whether the first status a recorder saw was False
+// or already True, detours (Validated False → True → False → True while
+// hosts boot) and the interleaving of types depend on when independent
+// controllers and the recorder polled, not on what the flow did; phases
+// keep the order of a lifecycle. Reasons, messages and times are left out.
 func conditionLine(cs []ConditionTransition) string {
-	paths := map[string][]string{}
+	final := map[string]string{}
 	for _, c := range cs {
-		path := paths[c.Type]
-		if i := slices.Index(path, c.Status); i >= 0 {
-			path = path[:i+1]
-		} else {
-			path = append(path, c.Status)
-		}
-		paths[c.Type] = path
+		final[c.Type] = c.Status
 	}
-	var seq []string
-	for _, t := range sortedKeys(paths) {
-		for _, status := range paths[t] {
-			seq = append(seq, t+"="+status)
-		}
+	seq := make([]string, 0, len(final))
+	for _, t := range sortedKeys(final) {
+		seq = append(seq, t+"="+final[t])
 	}
 	return strings.Join(seq, ", ")
 }

@@ -2,7 +2,7 @@ package results
 
 import "testing"
 
-func TestConditionLineKeepsEachTypesPathToItsFinalStatus(t *testing.T) {
+func TestConditionLineKeepsEachTypesFinalStatus(t *testing.T) {
 	tr := func(pairs ...string) []ConditionTransition {
 		var out []ConditionTransition
 		for i := 0; i < len(pairs); i += 2 {
@@ -17,19 +17,31 @@ func TestConditionLineKeepsEachTypesPathToItsFinalStatus(t *testing.T) {
 	}{
 		{"interleaving of types does not matter",
 			tr("Validated", "False", "Connected", "False", "Connected", "True", "Validated", "True"),
-			"Connected=False, Connected=True, Validated=False, Validated=True"},
-		{"a detour back to an earlier status is dropped",
-			tr("Validated", "False", "Validated", "True", "Validated", "False", "Validated", "True"),
-			"Validated=False, Validated=True"},
-		{"ending worse than it started is kept",
+			"Connected=True, Validated=True"},
+		{"seen first when already True or after a detour: the same",
+			tr("Validated", "True", "Ready", "False", "Ready", "True", "Ready", "False", "Ready", "True"),
+			"Ready=True, Validated=True"},
+		{"ending worse than it started shows",
 			tr("Ready", "True", "Ready", "False"),
-			"Ready=True, Ready=False"},
-		{"a detour that ends elsewhere keeps the way there",
-			tr("Ready", "Unknown", "Ready", "True", "Ready", "Unknown", "Ready", "False"),
-			"Ready=Unknown, Ready=False"},
+			"Ready=False"},
 	} {
 		if got := conditionLine(tc.in); got != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestScrubReplacesIDsDerivedFromTheClusterName(t *testing.T) {
+	o := &Observation{Cluster: "site-a", Objects: []Object{{Name: "site-a-workers", UID: "u1"}}}
+	s := newScrubber(o)
+	for in, want := range map[string]string{
+		"machine.openshift.io/cluster-api-cluster=site-a-x7f3q": "machine.openshift.io/cluster-api-cluster=<cluster>-<rand>",
+		"site-a-workers": "<name>",
+		"site-a":         "<cluster>",
+		"site-b-x7f3q":   "site-b-x7f3q",
+	} {
+		if got := s.scrub(in); got != want {
+			t.Errorf("scrub(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

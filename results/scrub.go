@@ -40,13 +40,15 @@ var (
 // UUID, timestamp, MAC or IPv4 address, with placeholders.
 type scrubber struct {
 	names map[string]string
+	// cluster is the workload cluster's name; see replaceRun.
+	cluster string
 }
 
 // newScrubber learns the names of o. Where one string is several things
 // (a BareMetalHost named like its Node), the first category wins: node,
 // host, cluster, object, namespace, UID.
 func newScrubber(o *Observation) *scrubber {
-	s := &scrubber{names: map[string]string{}}
+	s := &scrubber{names: map[string]string{}, cluster: o.Cluster}
 	for _, n := range o.Nodes {
 		s.add(n.Name, phNode)
 	}
@@ -189,6 +191,12 @@ func (s *scrubber) replaceRun(run string) string {
 	}
 	if m := randSuffixRE.FindStringSubmatch(run); m != nil {
 		return m[1] + "-" + phRand
+	}
+	// An unknown name made of the cluster's name and a suffix is an ID
+	// derived from it, like OpenShift's infrastructure ID (<cluster>-<id>)
+	// in machine API labels.
+	if s.cluster != "" && !placeholderWords[s.cluster] && strings.HasPrefix(run, s.cluster+"-") {
+		return phCluster + "-" + phRand
 	}
 	return run
 }

@@ -68,26 +68,53 @@ func (s *Service) reconcileBMH(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if ie.Status.ISODownloadURL == "" {
 		return ctrl.Result{}, nil // the image is not ready; the InfraEnv's update brings us back
 	}
-	if installed, err := s.bmhAgentInstalled(ctx, bmh); err != nil || installed {
-		if err == nil {
-			err = s.detach(ctx, bmh)
-		}
+	agent, err := s.installedAgentOf(ctx, bmh)
+	if err != nil {
 		return ctrl.Result{}, err
 	}
-	return ctrl.Result{}, s.bootLiveISO(ctx, bmh, ie.Status.ISODownloadURL)
+	if agent == nil {
+		return ctrl.Result{}, s.bootLiveISO(ctx, bmh, ie.Status.ISODownloadURL)
+	}
+	// The spoke takes the host over before the hub lets it go.
+	if err := s.recordDay2Host(ctx, bmh, agent); err != nil {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{}, s.detach(ctx, bmh)
 }
 
-func (s *Service) bmhAgentInstalled(ctx context.Context, bmh *bmov1alpha1.BareMetalHost) (bool, error) {
+// installedAgentOf is the host's Agent once it installed the host, else nil.
+func (s *Service) installedAgentOf(ctx context.Context, bmh *bmov1alpha1.BareMetalHost) (*agentv1beta1.Agent, error) {
 	agents := &agentv1beta1.AgentList{}
 	if err := s.client.List(ctx, agents, client.InNamespace(bmh.Namespace), client.MatchingLabels{agentv1beta1.BareMetalHostLabel: bmh.Name}); err != nil {
-		return false, err
+		return nil, fmt.Errorf("list agents of BareMetalHost %s: %w", bmh.Name, err)
 	}
-	for _, a := range agents.Items {
-		if a.Status.Progress.CurrentStage == agentv1beta1.HostStageDone {
-			return true, nil
+	for i := range agents.Items {
+		if agents.Items[i].Status.Progress.CurrentStage == agentv1beta1.HostStageDone {
+			return &agents.Items[i], nil
 		}
 	}
-	return false, nil
+	return nil, nil
+}
+
+// recordDay2Host gives a host added to an installed cluster its spoke
+// BareMetalHost and Machine <clusterdeployment>-<baremetalhost>, as
+// assisted-service's BMAC does; day-1 hosts got theirs when the cluster's
+// machine API started.
+func (s *Service) recordDay2Host(ctx context.Context, bmh *bmov1alpha1.BareMetalHost, a *agentv1beta1.Agent) error {
+	ref := a.Spec.ClusterDeploymentName
+	if a.Status.Kind != agentv1beta1.HostKindAddToExistingClusterHost || ref == nil {
+		return nil
+	}
+	spoke := s.opts.Spokes.Get(ClusterKey{Namespace: ref.Namespace, Name: ref.Name})
+	if spoke == nil {
+		return fmt.Errorf("BareMetalHost %s: no workload cluster %s/%s", bmh.Name, ref.Namespace, ref.Name)
+	}
+	machine := day2Machine(ref.Name, bmh.Name)
+	if err := spoke.AddInstalledHost(ctx, machine, installedHost(a, bmh)); err != nil {
+		return fmt.Errorf("record day-2 host %s in %s/%s: %w", bmh.Name, ref.Namespace, ref.Name, err)
+	}
+	s.events.add(bmh.Namespace, bmh.Name, "BareMetalHost %s and Machine %s created in the cluster", bmh.Name, machine)
+	return nil
 }
 
 func (s *Service) bootLiveISO(ctx context.Context, bmh *bmov1alpha1.BareMetalHost, iso string) error {

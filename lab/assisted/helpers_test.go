@@ -44,6 +44,12 @@ type hub struct {
 
 func startHub(t *testing.T) *hub {
 	t.Helper()
+	return startHubWith(t, noSpokes{})
+}
+
+// startHubWith runs the hub with the given workload clusters.
+func startHubWith(t *testing.T, spokes Spokes) *hub {
+	t.Helper()
 	ctx := context.Background()
 	cp, err := controlplane.Start(ctx, controlplane.Options{Name: "assisted-test", Dir: filepath.Join(t.TempDir(), "hub")})
 	if err != nil {
@@ -59,7 +65,7 @@ func startHub(t *testing.T) *hub {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := New(Options{Images: store, Agent: agent, Spokes: noSpokes{}})
+	svc, err := New(Options{Images: store, Agent: agent, Spokes: spokes})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -292,6 +292,9 @@ func (s *Service) finalize(ctx context.Context, in *install) (ctrl.Result, error
 	if spoke == nil {
 		return ctrl.Result{}, fmt.Errorf("workload cluster %s is gone", in.key())
 	}
+	if err := s.startMachineAPI(ctx, in, spoke); err != nil {
+		return ctrl.Result{}, err
+	}
 	if err := s.publishCluster(ctx, in, spoke); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -314,7 +317,7 @@ func (s *Service) publishCluster(ctx context.Context, in *install, spoke Spoke) 
 		return err
 	}
 	meta := &hivev1.ClusterMetadata{
-		ClusterID: uuid.NewString(), InfraID: in.cd.Name + "-" + hex.EncodeToString(pw[:3]),
+		ClusterID: uuid.NewString(), InfraID: spoke.InfrastructureName(),
 		AdminKubeconfigSecretRef: corev1.LocalObjectReference{Name: kubeconfig},
 		AdminPasswordSecretRef:   &corev1.LocalObjectReference{Name: password},
 	}
@@ -333,6 +336,21 @@ func (s *Service) publishCluster(ctx context.Context, in *install, spoke Spoke) 
 			return fmt.Errorf("record cluster metadata on %s: %w", in.aci.Name, err)
 		}
 		in.aci.Status = *status
+	}
+	return nil
+}
+
+// startMachineAPI starts the workload cluster's machine API with the
+// objects an installer on the BareMetal platform leaves for the ZTP hosts
+// it installed, as the cluster's own machine-api-operator starts once the
+// install is done.
+func (s *Service) startMachineAPI(ctx context.Context, in *install, spoke Spoke) error {
+	hosts, err := s.day1Hosts(ctx, in)
+	if err != nil {
+		return err
+	}
+	if err := spoke.StartMachineAPI(ctx, hosts); err != nil {
+		return fmt.Errorf("start the machine API of %s: %w", in.key(), err)
 	}
 	return nil
 }

@@ -80,4 +80,16 @@ type Spoke interface {
 	AdminKubeconfig() []byte
 	// KubernetesVersion is what its kubelets report.
 	KubernetesVersion() string
+	// InfrastructureName is the cluster's infrastructure ID: the
+	// installer's prefix of machine API object names, and the
+	// ClusterDeployment's spec.clusterMetadata.infraID.
+	InfrastructureName() string
+	// StartMachineAPI runs the cluster's machine API once the install is
+	// done, first writing what the installer leaves for it, including a
+	// BareMetalHost and a Machine per installed host given. Starting it
+	// again does nothing.
+	StartMachineAPI(ctx context.Context, installed []InstalledHost) error
+	// AddInstalledHost records a day-2 host in the running machine API:
+	// its BareMetalHost and the Machine of the given name that consumes it.
+	AddInstalledHost(ctx context.Context, machine string, host InstalledHost) error
 }

@@ -82,7 +82,9 @@ func (a *Actuator) Create(ctx context.Context, m *machinev1beta1.Machine) error 
 func (a *Actuator) claim(ctx context.Context, m *machinev1beta1.Machine, h *bmov1alpha1.BareMetalHost, spec *BareMetalMachineProviderSpec) error {
 	before := h.DeepCopy()
 	h.Spec.ConsumerRef = &corev1.ObjectReference{Kind: machineKind, APIVersion: machineAPIVersion, Name: m.Name, Namespace: m.Namespace}
-	if h.Spec.Image == nil {
+	// An externally provisioned host (an installed one the Machine was
+	// written for) already runs its image: nothing to provision.
+	if h.Spec.Image == nil && !h.Spec.ExternallyProvisioned {
 		h.Spec.Image = &bmov1alpha1.Image{URL: spec.Image.URL, Checksum: spec.Image.Checksum,
 			ChecksumType: bmov1alpha1.ChecksumType(spec.Image.ChecksumType)}
 		if spec.Image.DiskFormat != "" {

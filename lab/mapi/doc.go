@@ -17,8 +17,16 @@
 // Start also does what the installer does for the machine API of a
 // bare-metal cluster: it writes the shared worker user data Secret
 // (worker-user-data, a bootstrap credential instead of per-node
-// identities) and a worker MachineSet of zero replicas whose providerSpec
-// names the lab's node image, served from a loopback HTTP server.
+// identities) and a worker MachineSet whose providerSpec names the lab's
+// node image, served from a loopback HTTP server. For the hosts the
+// cluster's install put in it (Options.Installed: ZTP hosts) it writes
+// what an installer on the BareMetal platform leaves: per host an
+// externally provisioned BareMetalHost without BMC access, consumed by
+// its Machine (<infra>-master-<i>, or a worker Machine the MachineSet,
+// sized to the installed workers, adopts), which names it back; the
+// actuator finds those Machines existing and only links them. A day-2
+// ZTP host gets the same through AddInstalledHost, with the Machine
+// <clusterdeployment>-<baremetalhost> of assisted-service's BMAC.
 //
 // Differences from OpenShift, on purpose, because of the lab's network
 // (every guest is 10.0.2.15 behind QEMU user-mode networking, so IPs name

@@ -35,9 +35,17 @@ const (
 func WorkerMachineSetName(infra string) string { return infra + "-worker-0" }
 
 // install writes what the installer leaves for the machine API: the
-// bootstrappers' RBAC, the shared worker user data and a worker
-// MachineSet of zero replicas. Existing objects are kept.
+// bootstrappers' RBAC, the shared worker user data, the installed hosts'
+// BareMetalHosts and Machines, and a worker MachineSet whose replicas
+// count the installed workers (zero without). Existing objects are kept.
+// It runs before the controllers start, as the installer's manifests
+// exist before machine-api-operator runs: the MachineSet controller's
+// first look finds its Machines.
 func install(ctx context.Context, c client.Client, opts Options, img *imageServer) error {
+	bmhs, machines := hostObjects{opts: opts, img: img}.day1(opts.Installed)
+	if err := createLinked(ctx, c, bmhs, machines); err != nil {
+		return err
+	}
 	for _, obj := range installObjects(opts, img) {
 		if err := c.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("create %T %s: %w", obj, obj.GetName(), err)
@@ -54,7 +62,7 @@ func installObjects(opts Options, img *imageServer) []client.Object {
 			ObjectMeta: metav1.ObjectMeta{Name: WorkerUserDataSecret, Namespace: opts.Namespace},
 			Data:       map[string][]byte{"userData": ud, "disableTemplating": []byte("true")},
 		},
-		workerMachineSet(opts, img),
+		workerMachineSet(opts, img, countWorkers(opts.Installed)),
 	}
 }
 
@@ -67,7 +75,7 @@ func bootstrapperRBAC() *rbacv1.ClusterRoleBinding {
 	}
 }
 
-func workerMachineSet(opts Options, img *imageServer) *machinev1beta1.MachineSet {
+func workerMachineSet(opts Options, img *imageServer, replicas int32) *machinev1beta1.MachineSet {
 	name := WorkerMachineSetName(opts.InfrastructureName)
 	sel := map[string]string{ClusterLabel: opts.InfrastructureName, MachineSetLabel: name}
 	tmpl := map[string]string{ClusterLabel: opts.InfrastructureName, MachineSetLabel: name, RoleLabel: "worker", TypeLabel: "worker"}
@@ -78,7 +86,7 @@ func workerMachineSet(opts Options, img *imageServer) *machinev1beta1.MachineSet
 	return &machinev1beta1.MachineSet{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: opts.Namespace, Labels: map[string]string{ClusterLabel: opts.InfrastructureName}},
 		Spec: machinev1beta1.MachineSetSpec{
-			Replicas: ptr.To[int32](0),
+			Replicas: ptr.To(replicas),
 			Selector: metav1.LabelSelector{MatchLabels: sel},
 			Template: machinev1beta1.MachineTemplateSpec{
 				ObjectMeta: machinev1beta1.ObjectMeta{Labels: tmpl},

@@ -32,6 +32,7 @@ import (
 type MachineAPI struct {
 	opts   Options
 	images *imageServer
+	client client.Client
 	cancel context.CancelFunc
 	done   chan struct{}
 	runErr error
@@ -63,7 +64,7 @@ func Start(ctx context.Context, opts Options) (_ *MachineAPI, retErr error) {
 		return nil, errors.Join(err, img.close(), bmo.Close())
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	m := &MachineAPI{opts: opts, images: img, cancel: cancel, done: make(chan struct{})}
+	m := &MachineAPI{opts: opts, images: img, client: c, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(m.done)
 		if err := mgr.Start(runCtx); err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
 
+	"github.com/paritylab/paritylab/lab/assisted"
 	"github.com/paritylab/paritylab/lab/assisted/agentapi"
 	"github.com/paritylab/paritylab/lab/images"
 	"github.com/paritylab/paritylab/lab/metal3"
@@ -35,6 +36,12 @@ type Options struct {
 	// InfrastructureName names the worker MachineSet, as the installer
 	// does (<infra>-worker-0). Required.
 	InfrastructureName string
+	// Installed are the hosts the cluster's install put in it; Start
+	// writes their BareMetalHosts and Machines as the installer does on
+	// the BareMetal platform, and sizes the worker MachineSet to their
+	// workers. Empty for clusters whose hosts the machine API does not
+	// know (CAPI-provider installs).
+	Installed []assisted.InstalledHost
 	// Namespace of Machines and hosts. Default openshift-machine-api.
 	Namespace string
 	// Retry is how soon the actuator tries again while it waits (for a

@@ -2,9 +2,11 @@ package day1
 
 import (
 	"context"
+	"fmt"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	machinev1beta1 "github.com/openshift/api/machine/v1beta1"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/rest"
@@ -46,9 +48,9 @@ func (f *classicFlow) install(ctx context.Context) {
 	for _, o := range site.Manifests() {
 		Expect(hub.Create(ctx, o)).To(Succeed(), "create %T %s", o, o.GetName())
 	}
-	DeferCleanup(func(ctx SpecContext) {
-		_ = hub.Delete(ctx, &hivev1.ClusterImageSet{ObjectMeta: objectMeta(site.ImageSetName())})
-	})
+	// The ClusterImageSet stays with the cluster: assisted-service reads
+	// it for every day-2 host (day2-scale adds one); the lab's teardown
+	// removes it with the hub.
 
 	endProvision := f.run.Clock.Start(phaseProvision)
 	By("adding the hosts to the InfraEnv as BareMetalHosts with BMAC role annotations")
@@ -81,9 +83,28 @@ func (f *classicFlow) install(ctx context.Context) {
 		framework.Watch{Resource: scenarios.MAPIMachineSets, Namespace: scenarios.MachineAPINamespace, Role: "machine-set"},
 	)).To(Succeed())
 	waitNodesReady(ctx, f.in, f.spoke, controlPlaneReplicas+workerReplicas)
+	f.waitMachinesRunning(ctx, controlPlaneReplicas+workerReplicas)
 	endJoin()
 	f.in.Clusters.Put(&scenarios.Cluster{Flow: results.FlowMAPI, Namespace: f.ns, Name: f.ns,
 		Workload: f.spoke, WorkloadConfig: f.spokeCfg, ZTP: &site})
+}
+
+// waitMachinesRunning: the n Machines the installer left in the spoke
+// Running, each linked to its Node (nodeRef by MAO's nodelink) through a
+// baremetalhost:// providerID.
+func (f *classicFlow) waitMachinesRunning(ctx context.Context, n int) {
+	By(fmt.Sprintf("waiting for the spoke's %d Machines Running with nodeRefs", n))
+	iv := interval(f.in, "wait-machines-running")
+	Eventually(func(g Gomega) {
+		list := &machinev1beta1.MachineList{}
+		g.Expect(f.spoke.List(ctx, list, client.InNamespace(scenarios.MachineAPINamespace))).To(Succeed())
+		g.Expect(list.Items).To(HaveLen(n))
+		for _, m := range list.Items {
+			g.Expect(m.Status.Phase).To(HaveValue(Equal(machinev1beta1.PhaseRunning)), "Machine %s", m.Name)
+			g.Expect(m.Status.NodeRef).NotTo(BeNil(), "Machine %s nodeRef", m.Name)
+			g.Expect(m.Spec.ProviderID).To(HaveValue(HavePrefix("baremetalhost:///")), "Machine %s", m.Name)
+		}
+	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
 }
 
 func (f *classicFlow) spokeConfigBytes(ctx context.Context) []byte {

@@ -8,7 +8,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/paritylab/paritylab/framework"
@@ -82,8 +81,6 @@ func version(cfg *framework.Config) string {
 }
 
 func releaseImage(cfg *framework.Config) string { return workload.LabRelease(version(cfg)).Image }
-
-func objectMeta(name string) metav1.ObjectMeta { return metav1.ObjectMeta{Name: name} }
 
 func interval(in scenarios.Input, key string) framework.Interval {
 	iv, err := in.Config.Interval(Name, key)

@@ -20,14 +20,15 @@ import (
 const Name = "day2-scale"
 
 // Pool sizes: the scale set reaches 3 machines at most; hosts a
-// scale-down frees are used again. The MAPI flow adds its day-2 worker
-// through ZTP on a host of its own; the CAPI flow adds it through the
-// MachineDeployment, on a freed host.
+// scale-down frees are used again. Each flow adds its day-2 worker with a
+// new host of its own: through ZTP in the MAPI flow, as one more
+// MachineDeployment replica in the CAPI flow.
 const (
 	scalePoolHosts = 3
-	ztpDay2Hosts   = 1
+	day2Hosts      = 1
+	day2HostName   = "day2-worker-0"
 	// HostsNeeded is how many lab hosts the scenario claims, both flows.
-	HostsNeeded = 2*scalePoolHosts + ztpDay2Hosts
+	HostsNeeded = 2 * (scalePoolHosts + day2Hosts)
 )
 
 // Phases, named alike in both flows.

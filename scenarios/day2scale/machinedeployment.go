@@ -33,7 +33,7 @@ func newMachineDeploymentSide(ctx context.Context, in scenarios.Input, run *scen
 	Expect(run.Record(ctx, in.Lab.Hub.GetRESTConfig(), []string{ns},
 		framework.Watch{Resource: scenarios.CAPIMachines, Namespace: ns, Role: "machine"},
 		framework.Watch{Resource: scenarios.CAPIMachineSets, Namespace: ns, Role: "machine-set"},
-		framework.Watch{Resource: scenarios.BareMetalHosts, Namespace: ns, Role: "host"},
+		framework.Watch{Resource: scenarios.BareMetalHosts, Namespace: ns}, // see newMachineSetSide
 		framework.Watch{Resource: scenarios.CAPIMachineDeploys, Namespace: ns},
 		framework.Watch{Resource: scenarios.Metal3Machines, Namespace: ns},
 	)).To(Succeed())
@@ -115,8 +115,12 @@ func (s *machineDeploymentSide) waitRunning(ctx context.Context, n int) []worker
 }
 
 // addWorker: under CAPI a worker joins a running cluster only through a
-// MachineDeployment (or MachineSet) replica.
+// MachineDeployment (or MachineSet) replica; like the MAPI flow's ZTP
+// day-2 worker it comes with a new host, added before scaling.
 func (s *machineDeploymentSide) addWorker(ctx context.Context) {
+	_, err := s.in.Hosts.Claim(ctx, framework.HostClaim{Namespace: s.base.Namespace, Name: day2HostName,
+		Labels: map[string]string{scenarios.HostRoleLabel: scenarios.RoleWorker}})
+	Expect(err).NotTo(HaveOccurred())
 	s.scale(ctx, 2)
 	s.waitRunning(ctx, 2)
 }

@@ -2,16 +2,7 @@ package labsuite
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"strings"
 	"time"
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
@@ -19,7 +10,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	gfredfish "github.com/stmcginnis/gofish/redfish"
-	"golang.org/x/crypto/ssh"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,12 +21,8 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util/conditions"
 
-	"github.com/paritylab/paritylab/lab/agentbin"
-	"github.com/paritylab/paritylab/lab/assisted"
-	"github.com/paritylab/paritylab/lab/images"
-	bootstrapv1 "github.com/paritylab/paritylab/providers/bootstrap/api/v1alpha2"
 	controlplanev1 "github.com/paritylab/paritylab/providers/controlplane/api/v1alpha3"
-	"github.com/paritylab/paritylab/providers/controlplane/release/releasetest"
+	"github.com/paritylab/paritylab/scenarios"
 )
 
 // The CAPI cluster the specs install: a single-node OpenShift control
@@ -47,9 +33,6 @@ const (
 	capiCluster             = "capi-sno"
 	capiWorkers             = capiCluster + "-workers"
 	capiDistributionVersion = "4.17.3"
-	capiKubernetesVersion   = "1.30.5"
-	capiReleaseRepository   = "ocp/release"
-	capiRoleLabel           = "lab.paritylab.io/role"
 	// capiSNOCores is assisted-service's minimum for a single-node
 	// control plane.
 	capiSNOCores = 8
@@ -58,8 +41,7 @@ const (
 // capiRun is what the CAPI specs share: the loopback servers the cluster
 // depends on and the workload cluster once installed.
 var capiRun struct {
-	registry *releasetest.Registry
-	images   *httptest.Server
+	servers  *scenarios.CAPIServers
 	workload client.Client
 }
 
@@ -76,7 +58,7 @@ func capiSpecs() {
 		By("moving the control-plane host and the worker pool into the CAPI namespace")
 		setUpCAPI(ctx)
 		By("writing the Cluster, Metal3Cluster, templates, OpenshiftAssistedControlPlane and MachineDeployment")
-		for _, o := range capiManifests(capiImage(ctx)) {
+		for _, o := range capiManifests() {
 			Expect(c.Create(ctx, o)).To(Succeed(), "create %T %s", o, o.GetName())
 		}
 
@@ -281,11 +263,8 @@ func capiSpecs() {
 func setUpCAPI(ctx SpecContext) {
 	c := shared.lab.Client()
 	Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: capiNamespace}})).To(Succeed())
-	Expect(c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "pull-secret", Namespace: capiNamespace},
-		Type:       corev1.SecretTypeDockerConfigJson,
-		StringData: map[string]string{".dockerconfigjson": `{"auths":{"registry.example":{"auth":"dXNlcjpwYXNz"}}}`}})).To(Succeed())
-	capiRun.registry = releasetest.Start()
-	_, err := capiRun.registry.Push(capiReleaseRepository, capiDistributionVersion, capiKubernetesVersion)
+	var err error
+	capiRun.servers, err = scenarios.StartCAPIServers(ctx, capiDistributionVersion)
 	Expect(err).NotTo(HaveOccurred())
 	inv := shared.lab.Inventory()
 	moveHostToCAPI(ctx, inv.Hosts[capiControlPlaneHost].Name, "control-plane")
@@ -306,95 +285,18 @@ func setUpCAPI(ctx SpecContext) {
 // name in the CAPI namespace, labelled with the role the Metal3Machine
 // templates select.
 func moveHostToCAPI(ctx context.Context, name, role string) {
-	moveLabHost(ctx, name, hostPlacement{Namespace: capiNamespace, Name: name, Labels: map[string]string{capiRoleLabel: role}})
-}
-
-// capiImage serves the lab's generic discovery image (it reads its
-// InfraEnv from the config drive the host layer builds from the bootstrap
-// data) on loopback, as the image server of a metal3 deployment, and
-// returns it as a Metal3MachineTemplate names it.
-func capiImage(ctx context.Context) capm3v1beta1.Image {
-	store, err := images.Open(images.StoreOptions{})
-	Expect(err).NotTo(HaveOccurred())
-	cache, err := images.CacheDir()
-	Expect(err).NotTo(HaveOccurred())
-	agent, err := agentbin.Path(ctx, cache)
-	Expect(err).NotTo(HaveOccurred())
-	path, err := assisted.GenericDiscoveryImage(store, agent)
-	Expect(err).NotTo(HaveOccurred())
-	f, err := os.Open(path)
-	Expect(err).NotTo(HaveOccurred())
-	defer f.Close()
-	sum := sha256.New()
-	_, err = io.Copy(sum, f)
-	Expect(err).NotTo(HaveOccurred())
-	const name = "/discovery.img"
-	capiRun.images = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != name {
-			http.NotFound(w, r)
-			return
-		}
-		http.ServeFile(w, r, path)
-	}))
-	return capm3v1beta1.Image{URL: capiRun.images.URL + name, Checksum: hex.EncodeToString(sum.Sum(nil)),
-		ChecksumType: ptr.To("sha256"), DiskFormat: ptr.To("raw")}
+	moveLabHost(ctx, name, hostPlacement{Namespace: capiNamespace, Name: name, Labels: map[string]string{scenarios.HostRoleLabel: role}})
 }
 
 // capiManifests are what a CAPI user writes for a single-node cluster
 // with a MachineDeployment of workers, scaled to zero.
-func capiManifests(image capm3v1beta1.Image) []client.Object {
-	ns := capiNamespace
-	infraGroup := capm3v1beta1.GroupVersion.Group
-	template := func(name, role string) *capm3v1beta1.Metal3MachineTemplate {
-		return &capm3v1beta1.Metal3MachineTemplate{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-			Spec: capm3v1beta1.Metal3MachineTemplateSpec{Template: capm3v1beta1.Metal3MachineTemplateResource{
-				Spec: capm3v1beta1.Metal3MachineSpec{Image: image,
-					HostSelector: capm3v1beta1.HostSelector{MatchLabels: map[string]string{capiRoleLabel: role}}}}}}
-	}
-	sshKey := capiSSHKey()
-	pullSecret := &corev1.LocalObjectReference{Name: "pull-secret"}
-	return []client.Object{
-		&capm3v1beta1.Metal3Cluster{ObjectMeta: metav1.ObjectMeta{Name: capiCluster, Namespace: ns},
-			Spec: capm3v1beta1.Metal3ClusterSpec{ControlPlaneEndpoint: capm3v1beta1.APIEndpoint{Host: "api." + capiCluster + ".lab.example", Port: 6443}}},
-		template(capiCluster+"-control-plane", "control-plane"),
-		template(capiWorkers, "worker"),
-		&controlplanev1.OpenshiftAssistedControlPlane{
-			ObjectMeta: metav1.ObjectMeta{Name: capiCluster, Namespace: ns, Annotations: map[string]string{
-				controlplanev1.ReleaseImageRepositoryAnnotation: capiRun.registry.Host() + "/" + capiReleaseRepository}},
-			Spec: controlplanev1.OpenshiftAssistedControlPlaneSpec{
-				DistributionVersion: capiDistributionVersion,
-				Replicas:            ptr.To[int32](1),
-				MachineTemplate: controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate{Spec: controlplanev1.OpenshiftAssistedControlPlaneMachineTemplateSpec{
-					InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: infraGroup, Kind: "Metal3MachineTemplate", Name: capiCluster + "-control-plane"}}},
-				OpenshiftAssistedConfigSpec: bootstrapv1.OpenshiftAssistedConfigSpec{PullSecretRef: pullSecret, SSHAuthorizedKey: sshKey},
-				Config:                      controlplanev1.OpenshiftAssistedControlPlaneConfigSpec{BaseDomain: "lab.example", PullSecretRef: pullSecret, SSHAuthorizedKey: sshKey},
-			},
-		},
-		&bootstrapv1.OpenshiftAssistedConfigTemplate{ObjectMeta: metav1.ObjectMeta{Name: capiWorkers, Namespace: ns},
-			Spec: bootstrapv1.OpenshiftAssistedConfigTemplateSpec{Template: bootstrapv1.OpenshiftAssistedConfigTemplateResource{
-				Spec: bootstrapv1.OpenshiftAssistedConfigSpec{PullSecretRef: pullSecret, SSHAuthorizedKey: sshKey}}}},
-		&clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: capiCluster, Namespace: ns},
-			Spec: clusterv1.ClusterSpec{
-				ClusterNetwork: clusterv1.ClusterNetwork{
-					Pods:     clusterv1.NetworkRanges{CIDRBlocks: []string{"10.128.0.0/14"}},
-					Services: clusterv1.NetworkRanges{CIDRBlocks: []string{"172.30.0.0/16"}},
-				},
-				InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: infraGroup, Kind: "Metal3Cluster", Name: capiCluster},
-				ControlPlaneRef: clusterv1.ContractVersionedObjectReference{APIGroup: controlplanev1.GroupVersion.Group,
-					Kind: "OpenshiftAssistedControlPlane", Name: capiCluster},
-			}},
-		&clusterv1.MachineDeployment{ObjectMeta: metav1.ObjectMeta{Name: capiWorkers, Namespace: ns},
-			Spec: clusterv1.MachineDeploymentSpec{
-				ClusterName: capiCluster,
-				Replicas:    ptr.To[int32](0),
-				Template: clusterv1.MachineTemplateSpec{Spec: clusterv1.MachineSpec{
-					ClusterName: capiCluster,
-					Bootstrap: clusterv1.Bootstrap{ConfigRef: clusterv1.ContractVersionedObjectReference{
-						APIGroup: bootstrapv1.GroupVersion.Group, Kind: "OpenshiftAssistedConfigTemplate", Name: capiWorkers}},
-					InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: infraGroup, Kind: "Metal3MachineTemplate", Name: capiWorkers},
-				}},
-			}},
-	}
+func capiManifests() []client.Object {
+	key, err := scenarios.NewSSHKey()
+	Expect(err).NotTo(HaveOccurred())
+	site := scenarios.CAPISite{Namespace: capiNamespace, Name: capiCluster, ControlPlane: 1, Workers: 0,
+		Version: capiDistributionVersion, ReleaseRepository: capiRun.servers.ReleaseRepository, Image: capiRun.servers.Image,
+		PullSecret: `{"auths":{"registry.example":{"auth":"dXNlcjpwYXNz"}}}`, SSHKey: key}
+	return site.Manifests()
 }
 
 // capiRemediationManifests: a Reboot Metal3RemediationTemplate (one
@@ -421,16 +323,6 @@ func capiRemediationManifests() []client.Object {
 					APIVersion: capm3v1beta1.GroupVersion.String(), Kind: "Metal3RemediationTemplate", Name: capiWorkers}},
 			}},
 	}
-}
-
-// capiSSHKey is a fresh public key in authorized_keys form (the providers'
-// webhooks parse it).
-func capiSSHKey() string {
-	pub, _, err := ed25519.GenerateKey(rand.Reader)
-	Expect(err).NotTo(HaveOccurred())
-	key, err := ssh.NewPublicKey(pub)
-	Expect(err).NotTo(HaveOccurred())
-	return strings.TrimSpace(string(ssh.MarshalAuthorizedKey(key)))
 }
 
 // capiWorkloadClient reaches the installed cluster through the kubeconfig
@@ -491,9 +383,9 @@ func expectRunningCAPIWorkers(ctx context.Context, g Gomega, n int) {
 
 // capiHostOf is the host name in metal3://<ns>/<host>/<m3m>.
 func capiHostOf(id string) string {
-	parts := strings.Split(strings.TrimPrefix(id, "metal3://"), "/")
-	Expect(parts).To(HaveLen(3), "providerID %q", id)
-	return parts[1]
+	host := scenarios.CAPIHostOf(id)
+	Expect(host).NotTo(BeEmpty(), "providerID %q", id)
+	return host
 }
 
 // tearDownCAPI deletes the cluster (CAPI deletes its Machines, whose
@@ -513,10 +405,7 @@ func tearDownCAPI(ctx SpecContext) {
 			Expect(h.Spec.ConsumerRef).To(BeNil(), "host %s released", h.Name)
 		}
 	}
-	if capiRun.images != nil {
-		capiRun.images.Close()
-	}
-	if capiRun.registry != nil {
-		capiRun.registry.Close()
+	if capiRun.servers != nil {
+		capiRun.servers.Close()
 	}
 }

@@ -145,7 +145,8 @@ func mapiSpecs() {
 		scaleMachineSet(ctx, spoke, msName, 0)
 		Eventually(func(g Gomega) {
 			list := &machinev1beta1.MachineList{}
-			g.Expect(spoke.List(ctx, list, client.InNamespace(machineAPINS))).To(Succeed())
+			// The control-plane Machines the install recorded stay.
+			g.Expect(spoke.List(ctx, list, client.InNamespace(machineAPINS), client.MatchingLabels{mapi.MachineSetLabel: msName})).To(Succeed())
 			g.Expect(list.Items).To(BeEmpty())
 		}).WithContext(ctx).WithTimeout(10 * time.Minute).WithPolling(3 * time.Second).Should(Succeed())
 		for _, old := range hubBMHs {

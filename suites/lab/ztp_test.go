@@ -8,6 +8,7 @@ import (
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	machinev1beta1 "github.com/openshift/api/machine/v1beta1"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	"github.com/openshift/hive/apis/hive/v1/agent"
 	gfredfish "github.com/stmcginnis/gofish/redfish"
@@ -16,6 +17,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/paritylab/paritylab/lab/mapi"
 	agentv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
 	hiveextv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/hiveextensions/v1beta1"
 )
@@ -97,7 +99,16 @@ func ztpSpecs() {
 			Expect(b.Annotations).To(HaveKey(detachedAnnotation))
 		}
 		AddReportEntry("ZTP: day-1 wall time", time.Since(start).Round(time.Second).String())
+
+		By("finding the spoke's machine API objects as an assisted install on the BareMetal platform leaves them")
+		expectInstalledMachineAPI(ctx, cd.Spec.ClusterMetadata.InfraID)
+		AddReportEntry("ZTP: spoke Machines Running", time.Since(start).Round(time.Second).String())
 	}, SpecTimeout(20*time.Minute))
+
+	It("adds a ZTP day-2 worker: its BareMetalHost joins the site's InfraEnv, the agent installs it, and the spoke gets its BareMetalHost and Machine", func(ctx SpecContext) {
+		Expect(spoke).NotTo(BeNil(), "needs the cluster the previous spec installed")
+		ztpDay2Spec(ctx)
+	}, SpecTimeout(15*time.Minute))
 
 	It("marks a node NotReady when its host is powered off through Redfish, and Ready again when powered on", func(ctx SpecContext) {
 		Expect(spoke).NotTo(BeNil(), "needs the cluster the previous spec installed")
@@ -181,4 +192,53 @@ func aciCondition(aci *hiveextv1beta1.AgentClusterInstall, t hivev1.ClusterInsta
 		}
 	}
 	return ""
+}
+
+// expectInstalledMachineAPI checks the ZTP spoke's openshift-machine-api:
+// a BareMetalHost per installed host (externally provisioned, no BMC,
+// left unmanaged by the spoke's bare-metal operator) consumed by its
+// control-plane Machine <infra>-master-<i>, which MAO's Machine controller
+// runs and its nodelink controller links to the host's Node; the worker
+// MachineSet at zero replicas (the compact site has no workers).
+func expectInstalledMachineAPI(ctx context.Context, infra string) {
+	wl := shared.lab.Workload(ztpSite, ztpSite)
+	Expect(wl).NotTo(BeNil())
+	Expect(infra).To(Equal(wl.InfrastructureName()), "ClusterDeployment infraID is the spoke's infrastructure name")
+	s, err := mapi.Scheme()
+	Expect(err).NotTo(HaveOccurred())
+	spoke, err := client.New(wl.RESTConfig(), client.Options{Scheme: s})
+	Expect(err).NotTo(HaveOccurred())
+	Eventually(func(g Gomega) {
+		for i := range ztpHosts {
+			host := fmt.Sprintf("master-%d", i)
+			m := &machinev1beta1.Machine{}
+			g.Expect(spoke.Get(ctx, client.ObjectKey{Namespace: machineAPINS, Name: mapi.MasterMachineName(infra, i)}, m)).To(Succeed())
+			g.Expect(m.Labels).To(HaveKeyWithValue(mapi.ClusterLabel, infra))
+			g.Expect(m.Labels).To(HaveKeyWithValue(mapi.RoleLabel, "master"))
+			g.Expect(m.Annotations).To(HaveKeyWithValue(mapi.HostAnnotation, machineAPINS+"/"+host))
+			g.Expect(m.Status.Phase).To(HaveValue(Equal(machinev1beta1.PhaseRunning)), "machine %s", m.Name)
+			g.Expect(m.Status.NodeRef).NotTo(BeNil(), "nodelink links machine %s", m.Name)
+			g.Expect(m.Status.NodeRef.Name).To(Equal(host))
+
+			bmh := &bmov1alpha1.BareMetalHost{}
+			g.Expect(spoke.Get(ctx, client.ObjectKey{Namespace: machineAPINS, Name: host}, bmh)).To(Succeed())
+			g.Expect(bmh.Spec.ExternallyProvisioned).To(BeTrue())
+			g.Expect(bmh.Spec.BMC.Address).To(BeEmpty())
+			g.Expect(bmh.Spec.BootMACAddress).NotTo(BeEmpty())
+			g.Expect(bmh.Spec.ConsumerRef).To(HaveField("Name", m.Name))
+			g.Expect(bmh.Status.Provisioning.State).To(Equal(bmov1alpha1.StateUnmanaged))
+			g.Expect(m.Spec.ProviderID).To(HaveValue(Equal(mapi.ProviderID(bmh))))
+
+			node := &corev1.Node{}
+			g.Expect(spoke.Get(ctx, client.ObjectKey{Name: host}, node)).To(Succeed())
+			g.Expect(node.Spec.ProviderID).To(Equal(mapi.ProviderID(bmh)))
+			g.Expect(node.Annotations).To(HaveKeyWithValue("machine.openshift.io/machine", machineAPINS+"/"+m.Name))
+		}
+		ms := &machinev1beta1.MachineSet{}
+		g.Expect(spoke.Get(ctx, client.ObjectKey{Namespace: machineAPINS, Name: mapi.WorkerMachineSetName(infra)}, ms)).To(Succeed())
+		g.Expect(ms.Spec.Replicas).To(HaveValue(BeEquivalentTo(0)))
+		all := &machinev1beta1.MachineList{}
+		g.Expect(spoke.List(ctx, all, client.InNamespace(machineAPINS))).To(Succeed())
+		g.Expect(all.Items).To(HaveLen(ztpHosts))
+	}).WithContext(ctx).WithTimeout(3 * time.Minute).WithPolling(3 * time.Second).Should(Succeed())
 }

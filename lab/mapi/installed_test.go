@@ -1,0 +1,241 @@
+package mapi
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+	machinev1beta1 "github.com/openshift/api/machine/v1beta1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/paritylab/paritylab/lab/assisted"
+	"github.com/paritylab/paritylab/lab/workload"
+	agentv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
+)
+
+// After an install of 3 masters and 2 workers, the machine API started by
+// Start (MAO's Machine, MachineSet and nodelink controllers, our actuator,
+// the lab's bare-metal operator) finds the installer's objects: Machines
+// Running and linked to their Nodes by nodelink, hosts left unmanaged, the
+// worker MachineSet at 2 of 2 without making Machines of its own. A day-2
+// host gets its BareMetalHost and an ownerless Machine, Running too.
+func TestInstalledHostsMachines(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	infra := suite.cluster.InfrastructureName()
+	installed := []assisted.InstalledHost{
+		installedHost("inst-master-a", agentv1beta1.HostRoleMaster), installedHost("inst-master-b", agentv1beta1.HostRoleMaster),
+		installedHost("inst-master-c", agentv1beta1.HostRoleMaster),
+		installedHost("inst-worker-a", agentv1beta1.HostRoleWorker), installedHost("inst-worker-b", agentv1beta1.HostRoleWorker),
+	}
+	for _, h := range installed {
+		readyNode(ctx, t, h.Hostname)
+	}
+	m := startMachineAPI(t, installed)
+	msName := WorkerMachineSetName(infra)
+
+	for i, name := range []string{"inst-master-a", "inst-master-b", "inst-master-c"} {
+		expectLinked(ctx, t, MasterMachineName(infra, i), name, name)
+	}
+	workers := machinesOf(ctx, t, msName)
+	if len(workers) != 2 {
+		t.Fatalf("worker MachineSet selects %d Machines, want the 2 installed workers", len(workers))
+	}
+	for _, w := range workers {
+		host := w.Annotations[HostAnnotation][len(workload.MachineAPINamespace)+1:]
+		expectLinked(ctx, t, w.Name, host, host)
+	}
+	poll(ctx, t, "the worker MachineSet reports 2 replicas, 2 ready, and owns both workers", func() bool {
+		ms := &machinev1beta1.MachineSet{}
+		_ = suite.client.Get(ctx, client.ObjectKey{Namespace: workload.MachineAPINamespace, Name: msName}, ms)
+		owned := 0
+		for _, w := range machinesOf(ctx, t, msName) {
+			if ref := metav1.GetControllerOf(&w); ref != nil && ref.Kind == "MachineSet" && ref.Name == msName {
+				owned++
+			}
+		}
+		return ms.Spec.Replicas != nil && *ms.Spec.Replicas == 2 && ms.Status.Replicas == 2 && ms.Status.ReadyReplicas == 2 && owned == 2
+	})
+	// The MachineSet controller has reconciled at 2 of 2: it must not
+	// have made (or make) Machines of its own.
+	time.Sleep(3 * time.Second)
+	if got := machinesOf(ctx, t, msName); len(got) != 2 {
+		t.Fatalf("worker MachineSet has %d Machines, want the 2 installed ones", len(got))
+	}
+
+	day2 := installedHost("inst-day2-bmh", agentv1beta1.HostRoleWorker)
+	day2.Hostname, day2.Hardware.Hostname = "inst-day2-node", "inst-day2-node"
+	readyNode(ctx, t, day2.Hostname)
+	if err := m.AddInstalledHost(ctx, "site-inst-day2-bmh", day2); err != nil {
+		t.Fatal(err)
+	}
+	// The Node is found by the host name the hardware details give.
+	machine := expectLinked(ctx, t, "site-inst-day2-bmh", "inst-day2-bmh", "inst-day2-node")
+	if len(machine.OwnerReferences) != 0 || machine.Labels[RoleLabel] != "worker" || machine.Labels[MachineSetLabel] != "" {
+		t.Errorf("day-2 Machine owners %v labels %v: want no owner, worker role, no MachineSet", machine.OwnerReferences, machine.Labels)
+	}
+	if got := machinesOf(ctx, t, msName); len(got) != 2 {
+		t.Errorf("worker MachineSet took the day-2 Machine: %d Machines", len(got))
+	}
+}
+
+func installedHost(name string, role agentv1beta1.HostRole) assisted.InstalledHost {
+	return assisted.InstalledHost{BareMetalHost: name, Hostname: name, Role: role, BootMACAddress: "52:54:00:00:10:01",
+		Hardware: &bmov1alpha1.HardwareDetails{Hostname: name, CPU: bmov1alpha1.CPU{Arch: "x86_64", Count: 4}, RAMMebibytes: 16384,
+			NIC: []bmov1alpha1.NIC{{Name: "eth0", MAC: "52:54:00:00:10:01"}}}}
+}
+
+// expectLinked waits for a Machine to be Running on its externally
+// provisioned host with nodeRef and providerIDs set, and checks the host
+// was left unmanaged and untouched; it returns the Machine.
+func expectLinked(ctx context.Context, t *testing.T, machine, host, node string) *machinev1beta1.Machine {
+	t.Helper()
+	m := &machinev1beta1.Machine{ObjectMeta: metav1.ObjectMeta{Name: machine, Namespace: workload.MachineAPINamespace}}
+	h := &bmov1alpha1.BareMetalHost{ObjectMeta: metav1.ObjectMeta{Name: host, Namespace: workload.MachineAPINamespace}}
+	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}}
+	// Up to two of the Machine controller's 30s requeues: the host's
+	// hardware details (its host name) may come after the first look.
+	pollFor(ctx, t, 2*time.Minute, "machine "+machine+" Running, linked to node "+node, func() bool {
+		if suite.client.Get(ctx, client.ObjectKeyFromObject(m), m) != nil || suite.client.Get(ctx, client.ObjectKeyFromObject(h), h) != nil ||
+			suite.client.Get(ctx, client.ObjectKeyFromObject(n), n) != nil {
+			return false
+		}
+		id := ProviderID(h)
+		return m.Status.Phase != nil && *m.Status.Phase == machinev1beta1.PhaseRunning && m.Status.NodeRef != nil && m.Status.NodeRef.Name == node &&
+			m.Spec.ProviderID != nil && *m.Spec.ProviderID == id && n.Spec.ProviderID == id &&
+			h.Status.Provisioning.State == bmov1alpha1.StateUnmanaged && h.Status.HardwareDetails != nil
+	})
+	ref := h.Spec.ConsumerRef
+	switch {
+	case ref == nil || ref.Kind != "Machine" || ref.APIVersion != "machine.openshift.io/v1beta1" || ref.Name != machine:
+		t.Errorf("host %s consumerRef %+v, want Machine %s", host, ref, machine)
+	case m.Annotations[HostAnnotation] != workload.MachineAPINamespace+"/"+host:
+		t.Errorf("machine %s annotation %q", machine, m.Annotations[HostAnnotation])
+	case !h.Spec.ExternallyProvisioned || !h.Spec.Online || h.Spec.BMC.Address != "" || h.Spec.BMC.CredentialsName != "" || h.Spec.Image != nil:
+		t.Errorf("host %s spec %+v: want externally provisioned, online, no BMC, no image", host, h.Spec)
+	case h.Annotations[bmov1alpha1.InspectAnnotationPrefix] != bmov1alpha1.InspectAnnotationValueDisabled:
+		t.Errorf("host %s annotations %v: want inspection disabled", host, h.Annotations)
+	case n.Annotations["machine.openshift.io/machine"] != workload.MachineAPINamespace+"/"+machine:
+		t.Errorf("node %s annotations %v: nodelink did not link it to %s", node, n.Annotations, machine)
+	}
+	return m
+}
+
+func machinesOf(ctx context.Context, t *testing.T, ms string) []machinev1beta1.Machine {
+	t.Helper()
+	list := &machinev1beta1.MachineList{}
+	if err := suite.client.List(ctx, list, client.InNamespace(workload.MachineAPINamespace), client.MatchingLabels{MachineSetLabel: ms}); err != nil {
+		t.Fatal(err)
+	}
+	return list.Items
+}
+
+// startMachineAPI runs the whole machine API on the suite's cluster with
+// installed hosts, and at the end stops it and removes what it and the
+// test wrote.
+func startMachineAPI(t *testing.T, installed []assisted.InstalledHost) *MachineAPI {
+	t.Helper()
+	image := filepath.Join(t.TempDir(), "node.iso")
+	if err := os.WriteFile(image, []byte("node image"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Start(context.Background(), Options{
+		RESTConfig: suite.cluster.RESTConfig(), NodeImage: image, InfrastructureName: suite.cluster.InfrastructureName(),
+		Installed: installed, Retry: time.Second, Logger: logr.Discard(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := m.Stop(); err != nil {
+			t.Error(err)
+		}
+		removeAll(t)
+	})
+	return m
+}
+
+// removeAll deletes the machine API objects of the namespace once no
+// controller is left to release their finalizers.
+func removeAll(t *testing.T) {
+	ctx := context.Background()
+	ns := client.InNamespace(workload.MachineAPINamespace)
+	_ = suite.client.DeleteAllOf(ctx, &machinev1beta1.MachineSet{}, ns)
+	var objs []client.Object
+	machines := &machinev1beta1.MachineList{}
+	hosts := &bmov1alpha1.BareMetalHostList{}
+	if err := suite.client.List(ctx, machines, ns); err != nil {
+		t.Error(err)
+	}
+	if err := suite.client.List(ctx, hosts, ns); err != nil {
+		t.Error(err)
+	}
+	for i := range machines.Items {
+		objs = append(objs, &machines.Items[i])
+	}
+	for i := range hosts.Items {
+		objs = append(objs, &hosts.Items[i])
+	}
+	for _, o := range objs {
+		o.SetFinalizers(nil)
+		_ = suite.client.Update(ctx, o)
+		_ = suite.client.Delete(ctx, o)
+	}
+}
+
+// readyNode registers a Node that reports Ready, and keeps reporting
+// (the cluster's node lifecycle controller marks a silent Node unknown)
+// until the test ends.
+func readyNode(ctx context.Context, t *testing.T, name string) {
+	t.Helper()
+	newNode(t, name, nil)
+	beat := func(ctx context.Context) error {
+		return retry.RetryOnConflict(retry.DefaultRetry, func() error { return heartbeat(ctx, name) })
+	}
+	if err := beat(ctx); err != nil {
+		t.Fatal(err)
+	}
+	bctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = wait.PollUntilContextCancel(bctx, 5*time.Second, false, func(ctx context.Context) (bool, error) {
+			_ = beat(ctx)
+			return false, nil
+		})
+	}()
+	t.Cleanup(func() { stop(); <-done })
+}
+
+// heartbeat reports the Node Ready now, as its kubelet would.
+func heartbeat(ctx context.Context, name string) error {
+	n := &corev1.Node{}
+	if err := suite.client.Get(ctx, client.ObjectKey{Name: name}, n); err != nil {
+		return err
+	}
+	now := metav1.Now()
+	ready := corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady", LastHeartbeatTime: now, LastTransitionTime: now}
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
+			ready.LastTransitionTime = c.LastTransitionTime
+		}
+	}
+	n.Status.Conditions = []corev1.NodeCondition{ready}
+	return suite.client.Status().Update(ctx, n)
+}
+
+func pollFor(ctx context.Context, t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, timeout, true, func(context.Context) (bool, error) { return cond(), nil })
+	if err != nil {
+		t.Fatalf("timed out waiting: %s", what)
+	}
+}
