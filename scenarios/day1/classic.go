@@ -128,13 +128,13 @@ func (f *classicFlow) spokeClient() client.Client {
 	return c
 }
 
-// finish makes the flow's observation: hosts on the hub (the ZTP site)
-// and in the spoke's machine API namespace.
+// finish makes the flow's observation. Its hosts are the spoke's, where
+// OpenShift's machine API keeps them after install (the hub's copies are
+// detached and recorded as objects of the run).
 func (f *classicFlow) finish(ctx context.Context, failed bool, why string) *results.Observation {
-	in := scenarios.FinishInput{Failed: failed, Err: why, Workload: f.spoke,
-		HostLists: []scenarios.HostList{{Client: f.in.Lab.Client(), Namespace: f.ns}}}
+	in := scenarios.FinishInput{Failed: failed, Err: why, Workload: f.spoke}
 	if f.spoke != nil {
-		in.HostLists = append(in.HostLists, scenarios.HostList{Client: f.spoke, Namespace: scenarios.MachineAPINamespace})
+		in.HostLists = []scenarios.HostList{{Client: f.spoke, Namespace: scenarios.MachineAPINamespace}}
 	}
 	return f.run.Finish(ctx, f.in.Lab.Info.RunID, in)
 }

@@ -151,13 +151,11 @@ func (s *machineSetSide) addWorker(ctx context.Context) {
 	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
 }
 
-// finish: hosts in the spoke's machine API namespace and the ZTP site's
-// on the hub.
+// finish: the hosts in the spoke's machine API namespace (see the day1
+// classic flow's finish).
 func (s *machineSetSide) finish(ctx context.Context, failed bool, why string) *results.Observation {
-	in := scenarios.FinishInput{Failed: failed, Err: why, Workload: s.spoke, HostLists: []scenarios.HostList{
-		{Client: s.in.Lab.Client(), Namespace: s.base.Namespace},
-		{Client: s.spoke, Namespace: scenarios.MachineAPINamespace},
-	}}
+	in := scenarios.FinishInput{Failed: failed, Err: why, Workload: s.spoke,
+		HostLists: []scenarios.HostList{{Client: s.spoke, Namespace: scenarios.MachineAPINamespace}}}
 	return s.run.Finish(ctx, s.in.Lab.Info.RunID, in)
 }
 
