@@ -1,0 +1,25 @@
+package parity
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/paritylab/paritylab/scenarios/day1"
+	"github.com/paritylab/paritylab/scenarios/day2scale"
+)
+
+// One Ordered container keeps the scenarios in the order they build on
+// each other (ginkgo shuffles top-level containers otherwise): day-2
+// scale starts from the clusters day-1 installed. ContinueOnFailure runs
+// every flow and diff even after one failed, so that the report shows
+// everything. Each scenario has its label for --label-filter.
+var _ = Describe("Parity", Ordered, ContinueOnFailure, func() {
+	AfterEach(dumpOnFailure)
+
+	Describe("Day-1 install", Label("day1"), func() {
+		day1.Spec(getInput)
+	})
+
+	Describe("Day-2 scale", Label("day2-scale"), func() {
+		day2scale.Spec(getInput)
+	})
+})
