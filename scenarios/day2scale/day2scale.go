@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -224,29 +225,32 @@ func interval(in scenarios.Input, key string) framework.Interval {
 // Spec declares the scenario's specs inside the suite's Ordered Describe:
 // the MAPI flow, the CAPI flow, then the diff of what both did.
 func Spec(inputGetter func() scenarios.Input) {
-	It("MAPI flow: a MachineSet on the spoke scales up by 2, down by 1 (delete annotation, Newest, Oldest); a ZTP day-2 host joins", func(ctx SpecContext) {
-		in := inputGetter()
-		base := baseCluster(ctx, in, results.FlowMAPI)
-		run := scenarios.NewRun(Name, results.FlowMAPI, Fixture(in.Config))
-		run.SetCluster(base.Namespace)
-		s := newMachineSetSide(ctx, in, run, base)
-		DeferCleanup(func(ctx SpecContext) { scenarios.KeepObservation(ctx, in, s.finish) })
-		runSteps(ctx, run, s)
-		AddReportEntry("day2-scale MAPI flow", time.Since(run.Started).Round(time.Second).String())
-	}, SpecTimeout(40*time.Minute))
-
-	It("CAPI flow: a MachineDeployment on the hub scales up by 2, down by 1 (delete annotation, Newest, Oldest), then up by 1", func(ctx SpecContext) {
-		in := inputGetter()
-		base := baseCluster(ctx, in, results.FlowCAPI)
-		run := scenarios.NewRun(Name, results.FlowCAPI, Fixture(in.Config))
-		run.SetCluster(base.Namespace)
-		s := newMachineDeploymentSide(ctx, in, run, base)
-		DeferCleanup(func(ctx SpecContext) { scenarios.KeepObservation(ctx, in, s.finish) })
-		runSteps(ctx, run, s)
-		AddReportEntry("day2-scale CAPI flow", time.Since(run.Started).Round(time.Second).String())
-	}, SpecTimeout(40*time.Minute))
-
+	flowSpec(inputGetter, results.FlowMAPI,
+		"MAPI flow: a MachineSet on the spoke scales up by 2, down by 1 (delete annotation, Newest, Oldest); a ZTP day-2 host joins",
+		func(ctx context.Context, in scenarios.Input, run *scenarios.Run, base *scenarios.Cluster) scaleSet {
+			return newMachineSetSide(ctx, in, run, base)
+		})
+	flowSpec(inputGetter, results.FlowCAPI,
+		"CAPI flow: a MachineDeployment on the hub scales up by 2, down by 1 (delete annotation, Newest, Oldest), then up by 1",
+		func(ctx context.Context, in scenarios.Input, run *scenarios.Run, base *scenarios.Cluster) scaleSet {
+			return newMachineDeploymentSide(ctx, in, run, base)
+		})
 	scenarios.DiffSpec(Name, inputGetter)
 }
 
-func (w worker) String() string { return fmt.Sprintf("%s@%s", w.Name, w.Created.Format(time.TimeOnly)) }
+// newSide makes a flow's scale set on its base cluster.
+type newSide func(ctx context.Context, in scenarios.Input, run *scenarios.Run, base *scenarios.Cluster) scaleSet
+
+// flowSpec declares one flow's spec: the same steps on that flow's side.
+func flowSpec(inputGetter func() scenarios.Input, flow results.Flow, title string, side newSide) {
+	It(title, func(ctx SpecContext) {
+		in := inputGetter()
+		base := baseCluster(ctx, in, flow)
+		run := scenarios.NewRun(Name, flow, Fixture(in.Config))
+		run.SetCluster(base.Namespace)
+		s := side(ctx, in, run, base)
+		DeferCleanup(func(ctx SpecContext) { scenarios.KeepObservation(ctx, in, s.finish) })
+		runSteps(ctx, run, s)
+		AddReportEntry(fmt.Sprintf("%s %s flow", Name, strings.ToUpper(string(flow))), time.Since(run.Started).Round(time.Second).String())
+	}, SpecTimeout(40*time.Minute))
+}
