@@ -21,10 +21,13 @@
 // node image, served from a loopback HTTP server. For the hosts the
 // cluster's install put in it (Options.Installed: ZTP hosts) it writes
 // what an installer on the BareMetal platform leaves: per host an
-// externally provisioned BareMetalHost without BMC access, consumed by
-// its Machine (<infra>-master-<i>, or a worker Machine the MachineSet,
-// sized to the installed workers, adopts), which names it back; the
-// actuator finds those Machines existing and only links them. A day-2
+// externally provisioned BareMetalHost without BMC access; the
+// control-plane hosts consumed by the installer's <infra>-master-<i>
+// Machines, which name them back; the worker hosts left for the worker
+// MachineSet (sized to the installed workers), whose Machines the
+// installer controller (a port of assisted-installer's controller in the
+// installed cluster) gives them. The actuator finds those Machines
+// existing and only links them. A day-2
 // ZTP host gets the same through AddInstalledHost, with the Machine
 // <clusterdeployment>-<baremetalhost> of assisted-service's BMAC.
 //

@@ -36,15 +36,19 @@ func WorkerMachineSetName(infra string) string { return infra + "-worker-0" }
 
 // install writes what the installer leaves for the machine API: the
 // bootstrappers' RBAC, the shared worker user data, the installed hosts'
-// BareMetalHosts and Machines, and a worker MachineSet whose replicas
-// count the installed workers (zero without). Existing objects are kept.
-// It runs before the controllers start, as the installer's manifests
-// exist before machine-api-operator runs: the MachineSet controller's
-// first look finds its Machines.
+// BareMetalHosts, the control-plane Machines, and a worker MachineSet
+// whose replicas count the installed workers (zero without). Existing
+// objects are kept. It runs before the controllers start, as the
+// installer's manifests exist before machine-api-operator runs.
 func install(ctx context.Context, c client.Client, opts Options, img *imageServer) error {
-	bmhs, machines := hostObjects{opts: opts, img: img}.day1(opts.Installed)
-	if err := createLinked(ctx, c, bmhs, machines); err != nil {
+	masters, workers := hostObjects{opts: opts, img: img}.day1(opts.Installed)
+	if err := createLinked(ctx, c, masters); err != nil {
 		return err
+	}
+	for _, h := range workers {
+		if err := createOrKeep(ctx, c, h); err != nil {
+			return err
+		}
 	}
 	for _, obj := range installObjects(opts, img) {
 		if err := c.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -62,7 +66,7 @@ func installObjects(opts Options, img *imageServer) []client.Object {
 			ObjectMeta: metav1.ObjectMeta{Name: WorkerUserDataSecret, Namespace: opts.Namespace},
 			Data:       map[string][]byte{"userData": ud, "disableTemplating": []byte("true")},
 		},
-		workerMachineSet(opts, img, countWorkers(opts.Installed)),
+		workerMachineSet(opts, img, installedWorkers(opts.Installed)),
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	machinev1beta1 "github.com/openshift/api/machine/v1beta1"
@@ -28,54 +27,67 @@ func MasterMachineName(infra string, i int) string { return fmt.Sprintf("%s-mast
 
 // hostObjects are the machine API objects of hosts installed outside it
 // (day 1 by the installer, day 2 by assisted-service): for each host an
-// externally provisioned BareMetalHost without BMC access, consumed by
-// its Machine, which names it back. The actuator then finds each Machine
-// existing and only links it; the bare-metal operator, without BMC
-// details, leaves the host unmanaged and never powers or deprovisions it.
+// externally provisioned BareMetalHost without BMC access. The bare-metal
+// operator, without BMC details, leaves such a host unmanaged and never
+// powers or deprovisions it; a Machine that consumes it finds it existing
+// and only links it.
 type hostObjects struct {
 	opts Options
 	img  *imageServer
 }
 
-// day1 is what the installer leaves for the hosts it installed:
-// <infra>-master-<i> Machines, and worker Machines that carry the worker
-// MachineSet's template so that its controller adopts them (the
-// MachineSet's replicas count them, see workerMachineSet).
-func (o hostObjects) day1(hosts []assisted.InstalledHost) (bmhs []*bmov1alpha1.BareMetalHost, machines []*machinev1beta1.Machine) {
-	masters := 0
-	ms := workerMachineSet(o.opts, o.img, 0)
+// day1 is what the installer writes for the hosts it installed on the
+// BareMetal platform: a BareMetalHost per host, and an
+// <infra>-master-<i> Machine per control-plane host, which its host
+// names as consumer. Worker hosts are left without consumer and no
+// worker Machine is written: the worker MachineSet (its replicas count
+// the installed workers, see workerMachineSet) creates the worker
+// Machines, and assisted-installer's controller links each to a worker
+// host (installerController).
+func (o hostObjects) day1(hosts []assisted.InstalledHost) (masters []linkedHost, workers []*bmov1alpha1.BareMetalHost) {
 	for _, h := range hosts {
-		var m *machinev1beta1.Machine
-		if h.Role == agentv1beta1.HostRoleMaster {
-			m = o.masterMachine(MasterMachineName(o.opts.InfrastructureName, masters))
-			masters++
-		} else {
-			m = o.workerMachine(ms, h)
+		if h.Role != agentv1beta1.HostRoleMaster {
+			workers = append(workers, o.host(h, ""))
+			continue
 		}
-		bmhs = append(bmhs, o.host(h, m.Name))
-		machines = append(machines, m)
+		m := o.masterMachine(MasterMachineName(o.opts.InfrastructureName, len(masters)))
+		masters = append(masters, linkedHost{host: o.host(h, m.Name), machine: m})
 	}
-	return bmhs, machines
+	return masters, workers
+}
+
+// linkedHost is a host and the Machine that consumes it.
+type linkedHost struct {
+	host    *bmov1alpha1.BareMetalHost
+	machine *machinev1beta1.Machine
 }
 
 // host is an installed host's BareMetalHost: BMC cleared (the cluster
 // cannot reach the hub's BMC Secrets), inspection disabled, externally
-// provisioned, online, consumed by the Machine, with the hardware its
-// agent measured for the bare-metal operator to take into its status.
+// provisioned, online, consumed by the named Machine (none when empty),
+// with the hardware its agent measured for the bare-metal operator to
+// take into its status.
 func (o hostObjects) host(h assisted.InstalledHost, machine string) *bmov1alpha1.BareMetalHost {
 	annotations := map[string]string{bmov1alpha1.InspectAnnotationPrefix: bmov1alpha1.InspectAnnotationValueDisabled}
 	if h.Hardware != nil {
 		raw, _ := json.Marshal(h.Hardware) // plain struct: cannot fail
 		annotations[bmov1alpha1.HardwareDetailsAnnotation] = string(raw)
 	}
-	return &bmov1alpha1.BareMetalHost{
+	bmh := &bmov1alpha1.BareMetalHost{
 		ObjectMeta: metav1.ObjectMeta{Name: h.BareMetalHost, Namespace: o.opts.Namespace, Annotations: annotations},
 		Spec: bmov1alpha1.BareMetalHostSpec{
 			BootMACAddress: h.BootMACAddress, ExternallyProvisioned: true, Online: true,
 			AutomatedCleaningMode: bmov1alpha1.CleaningModeDisabled,
-			ConsumerRef:           &corev1.ObjectReference{Kind: machineKind, APIVersion: machineAPIVersion, Name: machine, Namespace: o.opts.Namespace},
 		},
 	}
+	if machine != "" {
+		bmh.Spec.ConsumerRef = machineRef(machine, o.opts.Namespace)
+	}
+	return bmh
+}
+
+func machineRef(name, namespace string) *corev1.ObjectReference {
+	return &corev1.ObjectReference{Kind: machineKind, APIVersion: machineAPIVersion, Name: name, Namespace: namespace}
 }
 
 // masterMachine is an installer control-plane Machine.
@@ -87,16 +99,6 @@ func (o hostObjects) masterMachine(name string) *machinev1beta1.Machine {
 	return &machinev1beta1.Machine{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: o.opts.Namespace, Labels: roleLabels(o.opts.InfrastructureName, "master")},
 		Spec:       machinev1beta1.MachineSpec{ProviderSpec: *ps},
-	}
-}
-
-// workerMachine is a worker Machine as the worker MachineSet would have
-// made it, named after its host so that writing it again names it alike.
-func (o hostObjects) workerMachine(ms *machinev1beta1.MachineSet, h assisted.InstalledHost) *machinev1beta1.Machine {
-	t := ms.Spec.Template
-	return &machinev1beta1.Machine{
-		ObjectMeta: metav1.ObjectMeta{Name: ms.Name + "-" + nameSuffix(h.BareMetalHost), Namespace: o.opts.Namespace, Labels: t.Labels},
-		Spec:       *t.Spec.DeepCopy(),
 	}
 }
 
@@ -119,34 +121,19 @@ func roleLabels(infra, role string) map[string]string {
 	return map[string]string{ClusterLabel: infra, RoleLabel: role, TypeLabel: role}
 }
 
-// nameSuffix is five characters of the alphabet generated Kubernetes
-// names use, derived from s.
-func nameSuffix(s string) string {
-	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(s))
-	n := h.Sum64()
-	out := make([]byte, 5)
-	for i := range out {
-		out[i] = alphabet[n%uint64(len(alphabet))]
-		n /= uint64(len(alphabet))
-	}
-	return string(out)
-}
-
-// createLinked writes each host and then its Machine (hosts first: a Machine
-// whose host already points back is one the Machine controller finds
-// existing). Existing objects are kept.
-func createLinked(ctx context.Context, c client.Client, bmhs []*bmov1alpha1.BareMetalHost, machines []*machinev1beta1.Machine) error {
-	for i := range bmhs {
-		if err := createOrKeep(ctx, c, bmhs[i]); err != nil {
+// createLinked writes each host and then the Machine it names (hosts
+// first: a Machine whose host already points back is one the Machine
+// controller finds existing). Existing objects are kept.
+func createLinked(ctx context.Context, c client.Client, linked []linkedHost) error {
+	for _, l := range linked {
+		if err := createOrKeep(ctx, c, l.host); err != nil {
 			return err
 		}
-		m := machines[i]
+		m := l.machine
 		if m.Annotations == nil {
 			m.Annotations = map[string]string{}
 		}
-		m.Annotations[HostAnnotation] = bmhs[i].Namespace + "/" + bmhs[i].Name
+		m.Annotations[HostAnnotation] = l.host.Namespace + "/" + l.host.Name
 		if err := createOrKeep(ctx, c, m); err != nil {
 			return err
 		}
@@ -161,20 +148,9 @@ func createOrKeep(ctx context.Context, c client.Client, obj client.Object) error
 	return nil
 }
 
-// countWorkers is how many of the hosts are workers.
-func countWorkers(hosts []assisted.InstalledHost) int32 {
-	n := int32(0)
-	for _, h := range hosts {
-		if h.Role != agentv1beta1.HostRoleMaster {
-			n++
-		}
-	}
-	return n
-}
-
 // AddInstalledHost records a host added to the running cluster (a ZTP
 // day-2 worker): its BareMetalHost and the Machine of the given name.
 func (m *MachineAPI) AddInstalledHost(ctx context.Context, machine string, h assisted.InstalledHost) error {
 	o := hostObjects{opts: m.opts, img: m.images}
-	return createLinked(ctx, m.client, []*bmov1alpha1.BareMetalHost{o.host(h, machine)}, []*machinev1beta1.Machine{o.day2Machine(machine)})
+	return createLinked(ctx, m.client, []linkedHost{{host: o.host(h, machine), machine: o.day2Machine(machine)}})
 }

@@ -23,10 +23,12 @@ import (
 
 // After an install of 3 masters and 2 workers, the machine API started by
 // Start (MAO's Machine, MachineSet and nodelink controllers, our actuator,
-// the lab's bare-metal operator) finds the installer's objects: Machines
-// Running and linked to their Nodes by nodelink, hosts left unmanaged, the
-// worker MachineSet at 2 of 2 without making Machines of its own. A day-2
-// host gets its BareMetalHost and an ownerless Machine, Running too.
+// the lab's bare-metal operator and installer controller) finds the
+// installer's objects: master Machines Running and linked to their Nodes
+// by nodelink, the worker MachineSet's 2 Machines linked to the two
+// installed worker hosts, hosts left unmanaged, the MachineSet at 2 of 2.
+// A day-2 host gets its BareMetalHost and an ownerless Machine, Running
+// too.
 func TestInstalledHostsMachines(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
@@ -45,10 +47,16 @@ func TestInstalledHostsMachines(t *testing.T) {
 	for i, name := range []string{"inst-master-a", "inst-master-b", "inst-master-c"} {
 		expectLinked(ctx, t, MasterMachineName(infra, i), name, name)
 	}
-	workers := machinesOf(ctx, t, msName)
-	if len(workers) != 2 {
-		t.Fatalf("worker MachineSet selects %d Machines, want the 2 installed workers", len(workers))
-	}
+	var workers []machinev1beta1.Machine
+	pollFor(ctx, t, time.Minute, "the worker MachineSet's 2 Machines each on an installed worker host", func() bool {
+		workers = machinesOf(ctx, t, msName)
+		for _, w := range workers {
+			if w.Annotations[HostAnnotation] == "" {
+				return false
+			}
+		}
+		return len(workers) == 2
+	})
 	for _, w := range workers {
 		host := w.Annotations[HostAnnotation][len(workload.MachineAPINamespace)+1:]
 		expectLinked(ctx, t, w.Name, host, host)
@@ -65,10 +73,10 @@ func TestInstalledHostsMachines(t *testing.T) {
 		return ms.Spec.Replicas != nil && *ms.Spec.Replicas == 2 && ms.Status.Replicas == 2 && ms.Status.ReadyReplicas == 2 && owned == 2
 	})
 	// The MachineSet controller has reconciled at 2 of 2: it must not
-	// have made (or make) Machines of its own.
+	// make more Machines.
 	time.Sleep(3 * time.Second)
 	if got := machinesOf(ctx, t, msName); len(got) != 2 {
-		t.Fatalf("worker MachineSet has %d Machines, want the 2 installed ones", len(got))
+		t.Fatalf("worker MachineSet has %d Machines, want one per installed worker", len(got))
 	}
 
 	day2 := installedHost("inst-day2-bmh", agentv1beta1.HostRoleWorker)

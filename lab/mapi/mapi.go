@@ -135,6 +135,7 @@ func addControllers(mgr manager.Manager, mopts manager.Options, opts Options, im
 		wrap("machine approver", appr.setupWithManager(mgr)),
 		wrap("bare-metal operator", bmo.SetupWithManager(context.Background(), mgr)),
 		wrap("node image server", mgr.Add(img)),
+		wrap("installer controller", mgr.Add(newInstallerController(mgr.GetAPIReader(), mgr.GetClient(), opts))),
 	)
 }
 
