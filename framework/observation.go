@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"fmt"
 	"sort"
 	"sync"
 	"time"
@@ -29,9 +30,9 @@ type ObservationInput struct {
 	// Nodes are the workload cluster's Nodes at the end.
 	Nodes []corev1.Node
 	// Hosts are the flow's BareMetalHosts at the end.
-	Hosts  []bmov1alpha1.BareMetalHost
-	Phases *PhaseClock
-	Errors []results.Error
+	Hosts      []bmov1alpha1.BareMetalHost
+	Milestones *MilestoneClock
+	Errors     []results.Error
 }
 
 // BuildObservation makes a results.Observation of what a flow did.
@@ -52,8 +53,8 @@ func BuildObservation(in ObservationInput) *results.Observation {
 	for i := range in.Hosts {
 		o.Hosts = append(o.Hosts, HostOf(&in.Hosts[i]))
 	}
-	if in.Phases != nil {
-		o.Phases = in.Phases.Phases()
+	if in.Milestones != nil {
+		o.Milestones = in.Milestones.Milestones()
 	}
 	return o
 }
@@ -87,37 +88,53 @@ func HostOf(h *bmov1alpha1.BareMetalHost) results.Host {
 	return out
 }
 
-// PhaseClock times a flow's phases (results.Phase), named the same in
-// both flows.
-type PhaseClock struct {
-	mu     sync.Mutex
-	phases []results.Phase
-	now    func() time.Time
+// MilestoneClock records when a flow reached each of its scenario's
+// milestones. A scenario declares its milestones once, for both flows
+// (results.Milestone without ReachedAt); each flow reaches them by the same
+// observable event.
+type MilestoneClock struct {
+	mu      sync.Mutex
+	plan    []results.Milestone
+	reached map[string]time.Time
+	now     func() time.Time
 }
 
-// NewPhaseClock returns an empty clock.
-func NewPhaseClock() *PhaseClock { return &PhaseClock{now: time.Now} }
-
-// Start starts a phase; calling the returned function ends it.
-func (c *PhaseClock) Start(name string) (end func()) {
-	c.mu.Lock()
-	i := len(c.phases)
-	start := c.now().UTC()
-	c.phases = append(c.phases, results.Phase{Name: name, Start: start, End: start})
-	c.mu.Unlock()
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			c.mu.Lock()
-			c.phases[i].End = c.now().UTC()
-			c.mu.Unlock()
-		})
+// NewMilestoneClock returns a clock for the declared milestones.
+func NewMilestoneClock(plan []results.Milestone) *MilestoneClock {
+	p := make([]results.Milestone, len(plan))
+	for i, m := range plan {
+		p[i] = results.Milestone{Name: m.Name, Description: m.Description}
 	}
+	return &MilestoneClock{plan: p, reached: map[string]time.Time{}, now: time.Now}
 }
 
-// Phases returns the phases started so far.
-func (c *PhaseClock) Phases() []results.Phase {
+// Reach records that the flow reached the named milestone now; reaching
+// it again keeps the first time. A name the plan does not declare is a
+// programming error.
+func (c *MilestoneClock) Reach(name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]results.Phase(nil), c.phases...)
+	for _, m := range c.plan {
+		if m.Name == name {
+			if _, ok := c.reached[name]; !ok {
+				c.reached[name] = c.now().UTC()
+			}
+			return
+		}
+	}
+	panic(fmt.Sprintf("milestone %q is not declared by the scenario", name))
+}
+
+// Milestones returns the plan with the times reached so far.
+func (c *MilestoneClock) Milestones() []results.Milestone {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]results.Milestone, len(c.plan))
+	for i, m := range c.plan {
+		out[i] = m
+		if at, ok := c.reached[m.Name]; ok {
+			out[i].ReachedAt = &at
+		}
+	}
+	return out
 }

@@ -11,19 +11,24 @@ import (
 	"github.com/paritylab/paritylab/results"
 )
 
-func TestPhaseClockEndsEachPhaseOnce(t *testing.T) {
-	c := NewPhaseClock()
-	ticks := []time.Time{time.Unix(0, 0), time.Unix(10, 0), time.Unix(30, 0), time.Unix(99, 0)}
+func TestMilestoneClockKeepsFirstReachAndThePlan(t *testing.T) {
+	c := NewMilestoneClock([]results.Milestone{{Name: "agents", Description: "agents registered"}, {Name: "installed"}, {Name: "joined"}})
+	ticks := []time.Time{time.Unix(10, 0), time.Unix(30, 0), time.Unix(99, 0)}
 	c.now = func() time.Time { tick := ticks[0]; ticks = ticks[1:]; return tick }
-	endInstall := c.Start("install")
-	endInstall()
-	endJoin := c.Start("join")
-	endJoin()
-	endInstall() // a second end changes nothing
-	got := c.Phases()
-	if len(got) != 2 || got[0].Duration() != 10*time.Second || got[1].Duration() != 69*time.Second {
-		t.Fatalf("phases = %+v", got)
+	c.Reach("agents")
+	c.Reach("joined")
+	c.Reach("agents") // a second reach keeps the first time
+	got := c.Milestones()
+	if len(got) != 3 || got[0].Description != "agents registered" || !got[0].ReachedAt.Equal(time.Unix(10, 0)) ||
+		got[1].ReachedAt != nil || !got[2].ReachedAt.Equal(time.Unix(30, 0)) {
+		t.Fatalf("milestones = %+v", got)
 	}
+	defer func() {
+		if recover() == nil {
+			t.Error("reaching an undeclared milestone did not panic")
+		}
+	}()
+	c.Reach("undeclared")
 }
 
 func TestBuildObservationValidates(t *testing.T) {

@@ -100,7 +100,7 @@ func hardwareLine(hw Hardware) string {
 
 func durationAspects(o *Observation) []Aspect {
 	as := []Aspect{durationAspect("durations/total", o.FinishedAt.Sub(o.StartedAt))}
-	for _, p := range o.Phases {
+	for _, p := range o.Phases() {
 		as = append(as, durationAspect("durations/"+p.Name, p.Duration()))
 	}
 	return as

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"testing"
-	"time"
 )
 
 // sixByThirty builds six paired scenarios of 30 aspects each from the day1
@@ -18,7 +17,8 @@ func sixByThirty(t testing.TB) []Pair {
 		c := readObservation(t, "testdata/day1/day1.capi.json")
 		for _, o := range []*Observation{m, c} {
 			o.Scenario = fmt.Sprintf("scenario-%d", i)
-			o.Phases = append(o.Phases, Phase{Name: "settle", Start: o.FinishedAt.Add(-time.Minute), End: o.FinishedAt})
+			at := o.FinishedAt
+			o.Milestones = append(o.Milestones, Milestone{Name: "settled", Description: "settled", ReachedAt: &at})
 		}
 		if i%2 == 1 {
 			c.Nodes[0].Ready = false

@@ -93,7 +93,8 @@ func genObservation(seed int64, id *identities, base time.Time, shuffle bool) *O
 		g.host(i)
 	}
 	for i := 0; i < r.Intn(4); i++ {
-		o.Phases = append(o.Phases, Phase{Name: fmt.Sprintf("phase-%d", i), Start: at(i * 100), End: at(i*100 + 30 + r.Intn(60))})
+		reached := at(i*100 + 30 + r.Intn(60))
+		o.Milestones = append(o.Milestones, Milestone{Name: fmt.Sprintf("milestone-%d", i), Description: "generated", ReachedAt: &reached})
 	}
 	if shuffle {
 		shuffleObservation(id.r, o)
@@ -181,7 +182,6 @@ func shuffleObservation(r *rand.Rand, o *Observation) {
 	shuffle(r, o.Hosts)
 	shuffle(r, o.Events)
 	shuffle(r, o.Errors)
-	shuffle(r, o.Phases)
 	shuffle(r, o.Fixture.Hosts)
 	for i := range o.Nodes {
 		shuffle(r, o.Nodes[i].Taints)

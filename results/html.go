@@ -214,7 +214,7 @@ func phaseBar(o *Observation, name string, scale time.Duration) *bar {
 	if o == nil {
 		return nil
 	}
-	for _, p := range o.Phases {
+	for _, p := range o.Phases() {
 		if p.Name == name {
 			left := 100 * float64(p.Start.Sub(o.StartedAt)) / float64(scale)
 			width := 100 * float64(p.Duration()) / float64(scale)
@@ -234,7 +234,7 @@ func phaseNames(m, c *Observation) []string {
 		if o == nil {
 			continue
 		}
-		for _, p := range o.Phases {
+		for _, p := range o.Phases() {
 			if !seen[p.Name] {
 				seen[p.Name] = true
 				names = append(names, p.Name)

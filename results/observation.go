@@ -4,7 +4,7 @@ import "time"
 
 // SchemaVersion names the Observation format this package writes and reads.
 // A change that older readers would misread gets a new version.
-const SchemaVersion = "paritylab.io/observation/v1"
+const SchemaVersion = "paritylab.io/observation/v2"
 
 // Flow is the machine-management flow an Observation was made with.
 type Flow string
@@ -28,7 +28,7 @@ const (
 // Observation is the record of one flow's run of one scenario: what a
 // scenario driver saw, tagged with the backends that produced it.
 type Observation struct {
-	// SchemaVersion is always "paritylab.io/observation/v1" for this format.
+	// SchemaVersion is always "paritylab.io/observation/v2" for this format.
 	SchemaVersion string `json:"schemaVersion"`
 	// Scenario names the scenario, the same for both flows (e.g. day1, day2-scale).
 	Scenario string `json:"scenario"`
@@ -44,22 +44,45 @@ type Observation struct {
 	Cluster string `json:"cluster,omitempty"`
 	// Outcome is how the run ended: succeeded, failed or timedOut.
 	Outcome Outcome `json:"outcome"`
-	// Backends maps each lab component to the implementation that ran it, e.g. infra=lab-metal3, hub=local.
+	// Backends maps each component the flow went through to the implementation and version that ran it, as the lab recorded them when it started them, e.g. infra=capm3 v1.13.2, hub=local (kube-apiserver v1.34.4).
 	Backends map[string]string `json:"backends"`
-	// Fixture is what the flow ran on: hosts with their hardware, versions, cluster shape.
+	// Environment describes where the run happened, e.g. paritylab commit, the lab machine's CPUs and memory, the hypervisor accelerator (kvm or tcg). Shown in reports, not diffed.
+	Environment map[string]string `json:"environment,omitempty"`
+	// Fixture is what the flow ran on: hosts with the hardware they reported, versions the cluster reported, cluster shape.
 	Fixture Fixture `json:"fixture"`
+	// Identifiers are generated values the flow's objects carry that are not object names, e.g. the OpenShift infrastructure ID in machine API labels; normalisation replaces each with <kind>, whatever its random part.
+	Identifiers []Identifier `json:"identifiers,omitempty"`
 	// Objects are the state timelines of the API objects the scenario watched.
 	Objects []Object `json:"objects,omitempty"`
 	// Nodes are the workload cluster's Nodes at the end of the run.
 	Nodes []Node `json:"nodes,omitempty"`
 	// Hosts are the BareMetalHosts the run touched, in their final state.
 	Hosts []Host `json:"hosts,omitempty"`
-	// Phases are the scenario's phases (e.g. provision, install, join) with their start and end.
-	Phases []Phase `json:"phases,omitempty"`
+	// Milestones are the scenario's milestones, declared once for both flows and in order, each with when this flow reached it (absent when it did not). Durations are compared between milestones only.
+	Milestones []Milestone `json:"milestones,omitempty"`
 	// Events are the Kubernetes events recorded for the watched objects.
 	Events []Event `json:"events,omitempty"`
 	// Errors are the errors the driver or the flow reported.
 	Errors []Error `json:"errors,omitempty"`
+}
+
+// Identifier is a generated value (not an object name) of a flow.
+type Identifier struct {
+	// Kind names what the value is, lower-case words and dashes, e.g. infra-id; it becomes the placeholder <kind>.
+	Kind string `json:"kind"`
+	// Value is the identifier itself.
+	Value string `json:"value"`
+}
+
+// Milestone is an observable event of a scenario, the same on both sides,
+// e.g. "3 control-plane agents registered and approved".
+type Milestone struct {
+	// Name names the milestone, lower-case words and dashes.
+	Name string `json:"name"`
+	// Description says which observable event marks it.
+	Description string `json:"description"`
+	// ReachedAt is when the flow saw the event; absent when it never did.
+	ReachedAt *time.Time `json:"reachedAt,omitempty"`
 }
 
 // Fixture is the lab set-up a flow ran on. Both flows of a pair must have
@@ -141,6 +164,40 @@ type Object struct {
 	Annotations map[string]string `json:"annotations,omitempty"`
 	// Properties are other facts the driver observed about the object, e.g. consumerRef.kind=Machine.
 	Properties map[string]string `json:"properties,omitempty"`
+	// Interchangeable marks an object the flow picked from a pool at random (a scale-up takes any free host): objects of its role are compared by the transitions they made together, not one phase sequence each.
+	Interchangeable bool `json:"interchangeable,omitempty"`
+	// ProviderID is spec.providerID at the end (machines).
+	ProviderID string `json:"providerID,omitempty"`
+	// NodeRef is the name of the Node status.nodeRef points to at the end (machines).
+	NodeRef string `json:"nodeRef,omitempty"`
+	// Replicas are a set's replica counts each time they changed (machine sets).
+	Replicas []ReplicaSample `json:"replicas,omitempty"`
+	// Provisioning is each image and user data a host was given to provision (hosts), oldest first.
+	Provisioning []Provisioning `json:"provisioning,omitempty"`
+}
+
+// ReplicaSample is a set's replica counts at one time.
+type ReplicaSample struct {
+	// At is when the counts were seen.
+	At time.Time `json:"at"`
+	// Desired is spec.replicas.
+	Desired int `json:"desired"`
+	// Ready is status.readyReplicas.
+	Ready int `json:"ready"`
+	// Available is status.availableReplicas.
+	Available int `json:"available"`
+}
+
+// Provisioning is an image and user data a host was given.
+type Provisioning struct {
+	// At is when the host's spec was seen with them.
+	At time.Time `json:"at"`
+	// Image identifies the image: its checksum when the host's spec gives one, else a SHA-256 of its URL.
+	Image string `json:"image"`
+	// Format is the image's disk format, e.g. live-iso, raw, qcow2; empty when the spec gives none.
+	Format string `json:"format,omitempty"`
+	// UserData is sha256:<hex> of the user data Secret's content; empty when the host got none.
+	UserData string `json:"userData,omitempty"`
 }
 
 // PhaseTransition is an object entering a phase.
@@ -227,6 +284,20 @@ type Host struct {
 	ErrorType string `json:"errorType,omitempty"`
 	// Annotations are the host's annotations that machine management sets.
 	Annotations map[string]string `json:"annotations,omitempty"`
+	// Hardware is what the host reported: its BareMetalHost's status.hardware, else its agent's inventory.
+	Hardware *Hardware `json:"hardware,omitempty"`
+	// Interchangeable marks a host the flow picked from a pool at random (see Object.Interchangeable).
+	Interchangeable bool `json:"interchangeable,omitempty"`
+	// BMC is what the host's BMC was asked to do during the flow, from the Redfish emulator's operation log, oldest first.
+	BMC []BMCOperation `json:"bmc,omitempty"`
+}
+
+// BMCOperation is one request a BMC carried out.
+type BMCOperation struct {
+	// At is when the BMC carried it out.
+	At time.Time `json:"at"`
+	// Operation is what it did: power:<ResetType> (On, ForceOff, GracefulShutdown, ForceRestart, ...), media:insert, media:eject, boot:<target>/<enabled> (a boot source override).
+	Operation string `json:"operation"`
 }
 
 // ObjectRef points to an API object.
@@ -241,9 +312,10 @@ type ObjectRef struct {
 	Name string `json:"name,omitempty"`
 }
 
-// Phase is one phase of a scenario run, e.g. provision, install, join.
+// Phase is the stretch of a run up to a milestone, from the one before (or
+// the start of the run).
 type Phase struct {
-	// Name names the phase, the same in both flows.
+	// Name is the milestone that ends the phase.
 	Name string `json:"name"`
 	// Start is when the phase started.
 	Start time.Time `json:"start"`
@@ -280,4 +352,21 @@ type Error struct {
 	Message string `json:"message"`
 	// At is when the error was seen.
 	At time.Time `json:"at"`
+}
+
+// Phases are the stretches between reached milestones: each from the
+// milestone before it (or the start of the run) to the milestone it is
+// named after. A milestone not reached ends no phase, and the next
+// reached one counts from the last reached before it.
+func (o *Observation) Phases() []Phase {
+	var out []Phase
+	last := o.StartedAt
+	for _, m := range o.Milestones {
+		if m.ReachedAt == nil {
+			continue
+		}
+		out = append(out, Phase{Name: m.Name, Start: last, End: *m.ReachedAt})
+		last = *m.ReachedAt
+	}
+	return out
 }

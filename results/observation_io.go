@@ -135,16 +135,26 @@ func (o *Observation) Validate() error {
 func (o *Observation) validatePhases() []error {
 	var errs []error
 	seen := map[string]bool{}
-	for i, p := range o.Phases {
-		if p.Name == "" {
-			errs = append(errs, fmt.Errorf("phases[%d]: name is empty", i))
+	last := o.StartedAt
+	for i, m := range o.Milestones {
+		if !scenarioName.MatchString(m.Name) {
+			errs = append(errs, fmt.Errorf("milestones[%d]: name %q must be lower-case letters, digits and dashes", i, m.Name))
 		}
-		if seen[p.Name] {
-			errs = append(errs, fmt.Errorf("phases[%d]: phase %q appears twice", i, p.Name))
+		if seen[m.Name] {
+			errs = append(errs, fmt.Errorf("milestones[%d]: milestone %q appears twice", i, m.Name))
 		}
-		seen[p.Name] = true
-		if p.End.Before(p.Start) {
-			errs = append(errs, fmt.Errorf("phases[%d] %q: end is before start", i, p.Name))
+		seen[m.Name] = true
+		if m.ReachedAt == nil {
+			continue
+		}
+		if m.ReachedAt.Before(last) {
+			errs = append(errs, fmt.Errorf("milestones[%d] %q: reached before the milestone before it (or the start)", i, m.Name))
+		}
+		last = *m.ReachedAt
+	}
+	for i, id := range o.Identifiers {
+		if !scenarioName.MatchString(id.Kind) || id.Value == "" {
+			errs = append(errs, fmt.Errorf("identifiers[%d]: kind %q must be lower-case letters, digits and dashes, and value non-empty", i, id.Kind))
 		}
 	}
 	return errs

@@ -27,8 +27,8 @@ func TestObservationRoundTrip(t *testing.T) {
 }
 
 func TestDecodeRejectsOtherSchemaVersions(t *testing.T) {
-	_, err := Decode(strings.NewReader(`{"schemaVersion": "paritylab.io/observation/v2", "scenario": "x"}`))
-	if !errors.Is(err, ErrUnsupportedSchema) || !strings.Contains(err.Error(), `"paritylab.io/observation/v2"`) || !strings.Contains(err.Error(), SchemaVersion) {
+	_, err := Decode(strings.NewReader(`{"schemaVersion": "paritylab.io/observation/v1", "scenario": "x"}`))
+	if !errors.Is(err, ErrUnsupportedSchema) || !strings.Contains(err.Error(), `"paritylab.io/observation/v1"`) || !strings.Contains(err.Error(), SchemaVersion) {
 		t.Fatalf("got %v", err)
 	}
 	for _, doc := range []string{`{"scenario": "x"}`, `{"schemaVersion": "other.io/v1"}`, `{"schemaVersion": 3}`} {
@@ -45,10 +45,10 @@ func TestDecodeRejectsOtherSchemaVersions(t *testing.T) {
 func TestValidateReportsEveryProblem(t *testing.T) {
 	o := &Observation{SchemaVersion: SchemaVersion, Scenario: "Bad Name", Flow: "x", Outcome: "maybe",
 		StartedAt: time.Unix(10, 0), FinishedAt: time.Unix(5, 0),
-		Phases:  []Phase{{Name: "a", Start: time.Unix(5, 0), End: time.Unix(1, 0)}, {Name: "a"}},
-		Objects: []Object{{Kind: "Machine"}}, Nodes: []Node{{}}, Hosts: []Host{{}}}
+		Milestones: []Milestone{{Name: "a", ReachedAt: ptrTime(time.Unix(1, 0))}, {Name: "a"}},
+		Objects:    []Object{{Kind: "Machine"}}, Nodes: []Node{{}}, Hosts: []Host{{}}}
 	err := o.Validate()
-	for _, want := range []string{"scenario", "flow", "outcome", "backends", "finishedAt", "end is before start", "appears twice", "objects[0]", "nodes[0]", "hosts[0]"} {
+	for _, want := range []string{"scenario", "flow", "outcome", "backends", "finishedAt", "reached before", "appears twice", "objects[0]", "nodes[0]", "hosts[0]"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q: %v", want, err)
 		}
@@ -109,3 +109,5 @@ func TestNewPair(t *testing.T) {
 		t.Errorf("different scenarios: %v", err)
 	}
 }
+
+func ptrTime(t time.Time) *time.Time { return &t }

@@ -85,7 +85,7 @@ func TestObservationSchemaRejectsBrokenDocuments(t *testing.T) {
 
 func brokenObservations() map[string]func(map[string]any) {
 	return map[string]func(map[string]any){
-		"unknown schema version": func(d map[string]any) { d["schemaVersion"] = "paritylab.io/observation/v2" },
+		"unknown schema version": func(d map[string]any) { d["schemaVersion"] = "paritylab.io/observation/v9" },
 		"bad flow":               func(d map[string]any) { d["flow"] = "xapi" },
 		"bad outcome":            func(d map[string]any) { d["outcome"] = "maybe" },
 		"unknown field":          func(d map[string]any) { d["color"] = "blue" },

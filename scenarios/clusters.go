@@ -1,9 +1,16 @@
 package scenarios
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"sync"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/paritylab/paritylab/results"
@@ -46,4 +53,25 @@ func (c *Clusters) Get(flow results.Flow) *Cluster {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.m[flow]
+}
+
+// KubeconfigUsable tells whether a kubeconfig reaches its cluster: a
+// client made from it lists the cluster's Nodes.
+func KubeconfigUsable(ctx context.Context, kubeconfig []byte, scheme *runtime.Scheme) error {
+	if len(kubeconfig) == 0 {
+		return errors.New("the kubeconfig is empty")
+	}
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+	if err != nil {
+		return fmt.Errorf("read kubeconfig: %w", err)
+	}
+	cfg.Timeout = 10 * time.Second
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return fmt.Errorf("client from kubeconfig: %w", err)
+	}
+	if err := c.List(ctx, &corev1.NodeList{}); err != nil {
+		return fmt.Errorf("list Nodes with the kubeconfig: %w", err)
+	}
+	return nil
 }

@@ -12,6 +12,8 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	. "github.com/onsi/ginkgo/v2"
+
 	"github.com/paritylab/paritylab/framework"
 	"github.com/paritylab/paritylab/results"
 )
@@ -33,23 +35,29 @@ var (
 // MachineAPINamespace is where OpenShift keeps its machine API objects.
 const MachineAPINamespace = "openshift-machine-api"
 
-// Run is one flow of a scenario in progress: its clock, its recorders and
-// what it hands to BuildObservation at the end, whether the flow passed
-// or failed.
+// Run is one flow of a scenario in progress: its milestones, its recorders
+// and what it hands to BuildObservation at the end, whether the flow
+// passed or failed.
 type Run struct {
-	Scenario string
-	Flow     results.Flow
-	Started  time.Time
-	Clock    *framework.PhaseClock
-	Fixture  results.Fixture
+	Scenario   string
+	Flow       results.Flow
+	Started    time.Time
+	Milestones *framework.MilestoneClock
+	Fixture    results.Fixture
 
 	recorders []*framework.Recorder
 	cluster   string
 }
 
-// NewRun starts a flow's run.
-func NewRun(scenario string, flow results.Flow, fixture results.Fixture) *Run {
-	return &Run{Scenario: scenario, Flow: flow, Started: time.Now(), Clock: framework.NewPhaseClock(), Fixture: fixture}
+// NewRun starts a flow's run of a scenario with the scenario's milestones.
+func NewRun(scenario string, flow results.Flow, fixture results.Fixture, milestones []results.Milestone) *Run {
+	return &Run{Scenario: scenario, Flow: flow, Started: time.Now(), Milestones: framework.NewMilestoneClock(milestones), Fixture: fixture}
+}
+
+// Reach records that the flow reached one of the scenario's milestones.
+func (r *Run) Reach(milestone string) {
+	By("milestone reached: " + milestone)
+	r.Milestones.Reach(milestone)
 }
 
 // Record starts a recorder whose observations become part of the run.
@@ -110,7 +118,7 @@ func (r *Run) Finish(ctx context.Context, runID string, in FinishInput) *results
 	}
 	oi := framework.ObservationInput{Scenario: r.Scenario, Flow: r.Flow, RunID: runID, Cluster: r.cluster,
 		Outcome: outcome, Started: r.Started, Finished: time.Now(), Backends: Backends(r.Flow), Fixture: r.Fixture,
-		Recorders: r.recorders, Phases: r.Clock, Errors: errs}
+		Recorders: r.recorders, Milestones: r.Milestones, Errors: errs}
 	if in.Workload != nil {
 		nodes := &corev1.NodeList{}
 		if err := in.Workload.List(ctx, nodes); err == nil {

@@ -63,7 +63,6 @@ func (f *capiFlow) install(ctx context.Context) {
 		Version: version(f.in.Config), ReleaseRepository: f.in.CAPI.ReleaseRepository, Image: f.in.CAPI.Image,
 		PullSecret: pullSecret, SSHKey: f.in.SSHKey}
 
-	endProvision := f.run.Clock.Start(phaseProvision)
 	By("adding the hosts as BareMetalHosts labelled with the role the Metal3MachineTemplates select")
 	var claims []framework.HostClaim
 	for _, h := range hostNames() {
@@ -79,26 +78,33 @@ func (f *capiFlow) install(ctx context.Context) {
 	for _, o := range f.site.Manifests() {
 		Expect(hub.Create(ctx, o)).To(Succeed(), "create %T %s", o, o.GetName())
 	}
-	waitAgents(ctx, f.in, f.ns, controlPlaneReplicas)
-	endProvision()
+	waitControlPlaneAgents(ctx, f.in, f.ns)
+	f.run.Reach(milestoneAgents)
 
-	endInstall := f.run.Clock.Start(phaseInstall)
-	By("waiting for the control plane to report initialized")
+	By("waiting for the control-plane provider to publish the admin kubeconfig")
 	iv := interval(f.in, "wait-install")
-	cp := &controlplanev1.OpenshiftAssistedControlPlane{}
 	Eventually(func(g Gomega) {
-		g.Expect(hub.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: f.site.Name}, cp)).To(Succeed())
-		g.Expect(cp.Status.Initialization.ControlPlaneInitialized).To(HaveValue(BeTrue()), "conditions: %v", cp.Status.Conditions)
+		raw, err := f.kubeconfig(ctx)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(scenarios.KubeconfigUsable(ctx, raw, f.in.Lab.Scheme())).To(Succeed())
 	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
-	endInstall()
+	f.run.Reach(milestoneKubeconfig)
 
-	endJoin := f.run.Clock.Start(phaseJoin)
-	f.workloadCfg = f.workloadConfig(ctx)
+	raw, err := f.kubeconfig(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	f.workloadCfg, err = clientcmd.RESTConfigFromKubeConfig(raw)
+	Expect(err).NotTo(HaveOccurred())
 	f.workload, err = client.New(f.workloadCfg, client.Options{Scheme: f.in.Lab.Scheme()})
 	Expect(err).NotTo(HaveOccurred())
 	waitNodesReady(ctx, f.in, f.workload, controlPlaneReplicas+workerReplicas)
+	f.run.Reach(milestoneNodes)
 	f.waitMachinesRunning(ctx, controlPlaneReplicas+workerReplicas)
-	endJoin()
+	f.run.Reach(milestoneMachines)
+
+	By("checking the control plane reports initialized")
+	cp := &controlplanev1.OpenshiftAssistedControlPlane{}
+	Expect(hub.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: f.site.Name}, cp)).To(Succeed())
+	Expect(cp.Status.Initialization.ControlPlaneInitialized).To(HaveValue(BeTrue()), "conditions: %v", cp.Status.Conditions)
 	f.in.Clusters.Put(&scenarios.Cluster{Flow: results.FlowCAPI, Namespace: f.ns, Name: f.site.Name,
 		Workload: f.workload, WorkloadConfig: f.workloadCfg, Site: &f.site})
 }
@@ -120,12 +126,14 @@ func (f *capiFlow) waitMachinesRunning(ctx context.Context, n int) {
 	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
 }
 
-func (f *capiFlow) workloadConfig(ctx context.Context) *rest.Config {
+// kubeconfig is the admin kubeconfig the control-plane provider
+// published: the Cluster's <name>-kubeconfig Secret.
+func (f *capiFlow) kubeconfig(ctx context.Context) ([]byte, error) {
 	secret := &corev1.Secret{}
-	Expect(f.in.Lab.Client().Get(ctx, client.ObjectKey{Namespace: f.ns, Name: f.site.KubeconfigSecret()}, secret)).To(Succeed())
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(secret.Data["value"])
-	Expect(err).NotTo(HaveOccurred())
-	return cfg
+	if err := f.in.Lab.Client().Get(ctx, client.ObjectKey{Namespace: f.ns, Name: f.site.KubeconfigSecret()}, secret); err != nil {
+		return nil, err
+	}
+	return secret.Data["value"], nil
 }
 
 // finish makes the flow's observation: the hub's hosts of the flow.
@@ -135,16 +143,20 @@ func (f *capiFlow) finish(ctx context.Context, failed bool, why string) *results
 	return f.run.Finish(ctx, f.in.Lab.Info.RunID, in)
 }
 
-// waitAgents waits until n agents in ns registered and were approved.
-func waitAgents(ctx context.Context, in scenarios.Input, ns string, n int) {
-	By(fmt.Sprintf("waiting for %d hosts' agents to register and be approved", n))
+// waitControlPlaneAgents waits until the control-plane hosts' agents in
+// ns registered with role master and were approved.
+func waitControlPlaneAgents(ctx context.Context, in scenarios.Input, ns string) {
+	By(fmt.Sprintf("waiting for the %d control-plane hosts' agents to register and be approved", controlPlaneReplicas))
 	iv := interval(in, "wait-agents-registered")
 	Eventually(func(g Gomega) {
 		agents := &agentv1beta1.AgentList{}
 		g.Expect(in.Lab.Client().List(ctx, agents, client.InNamespace(ns))).To(Succeed())
-		g.Expect(len(agents.Items)).To(BeNumerically(">=", n))
+		n := 0
 		for _, a := range agents.Items {
-			g.Expect(a.Spec.Approved).To(BeTrue(), "agent %s approved", a.Name)
+			if a.Spec.Role == agentv1beta1.HostRoleMaster && a.Spec.Approved {
+				n++
+			}
 		}
+		g.Expect(n).To(BeNumerically(">=", controlPlaneReplicas), "approved control-plane agents among %d", len(agents.Items))
 	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
 }

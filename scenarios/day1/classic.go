@@ -52,7 +52,6 @@ func (f *classicFlow) install(ctx context.Context) {
 	// it for every day-2 host (day2-scale adds one); the lab's teardown
 	// removes it with the hub.
 
-	endProvision := f.run.Clock.Start(phaseProvision)
 	By("adding the hosts to the InfraEnv as BareMetalHosts with BMAC role annotations")
 	var claims []framework.HostClaim
 	for _, h := range hostNames() {
@@ -61,30 +60,39 @@ func (f *classicFlow) install(ctx context.Context) {
 	}
 	_, err := f.in.Hosts.Claim(ctx, claims...)
 	Expect(err).NotTo(HaveOccurred())
-	waitAgents(ctx, f.in, f.ns, controlPlaneReplicas+workerReplicas)
-	endProvision()
+	waitControlPlaneAgents(ctx, f.in, f.ns)
+	f.run.Reach(milestoneAgents)
 
-	endInstall := f.run.Clock.Start(phaseInstall)
-	By("waiting for the AgentClusterInstall to install the cluster")
-	aci := &hiveextv1beta1.AgentClusterInstall{}
-	Eventually(func(g Gomega) string {
+	By("waiting for the install to publish the admin kubeconfig")
+	iv := interval(f.in, "wait-install")
+	Eventually(func(g Gomega) {
+		aci := &hiveextv1beta1.AgentClusterInstall{}
 		g.Expect(hub.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: f.ns}, aci)).To(Succeed())
 		g.Expect(aci.Status.DebugInfo.State).NotTo(Equal(hiveextv1beta1.ClusterStateError), aci.Status.DebugInfo.StateInfo)
-		return aci.Status.DebugInfo.State
-	}).WithContext(ctx).WithTimeout(interval(f.in, "wait-install").Timeout).WithPolling(interval(f.in, "wait-install").Polling).
-		Should(Equal(hiveextv1beta1.ClusterStateAddingHosts))
-	endInstall()
+		raw, err := f.kubeconfig(ctx)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(scenarios.KubeconfigUsable(ctx, raw, f.in.Lab.Scheme())).To(Succeed())
+	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
+	f.run.Reach(milestoneKubeconfig)
 
-	endJoin := f.run.Clock.Start(phaseJoin)
-	f.spokeCfg = f.spokeConfig(ctx)
+	raw, err := f.kubeconfig(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	f.spokeCfg, err = clientcmd.RESTConfigFromKubeConfig(raw)
+	Expect(err).NotTo(HaveOccurred())
 	f.spoke = f.spokeClient()
 	Expect(f.run.Record(ctx, f.spokeCfg, []string{scenarios.MachineAPINamespace},
 		framework.Watch{Resource: scenarios.MAPIMachines, Namespace: scenarios.MachineAPINamespace, Role: "machine"},
 		framework.Watch{Resource: scenarios.MAPIMachineSets, Namespace: scenarios.MachineAPINamespace, Role: "machine-set"},
 	)).To(Succeed())
 	waitNodesReady(ctx, f.in, f.spoke, controlPlaneReplicas+workerReplicas)
+	f.run.Reach(milestoneNodes)
 	f.waitMachinesRunning(ctx, controlPlaneReplicas+workerReplicas)
-	endJoin()
+	f.run.Reach(milestoneMachines)
+
+	By("checking the AgentClusterInstall reports the cluster installed")
+	aci := &hiveextv1beta1.AgentClusterInstall{}
+	Expect(hub.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: f.ns}, aci)).To(Succeed())
+	Expect(aci.Status.DebugInfo.State).To(Equal(hiveextv1beta1.ClusterStateAddingHosts))
 	f.in.Clusters.Put(&scenarios.Cluster{Flow: results.FlowMAPI, Namespace: f.ns, Name: f.ns,
 		Workload: f.spoke, WorkloadConfig: f.spokeCfg, ZTP: &site})
 }
@@ -107,19 +115,21 @@ func (f *classicFlow) waitMachinesRunning(ctx context.Context, n int) {
 	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
 }
 
-func (f *classicFlow) spokeConfigBytes(ctx context.Context) []byte {
+// kubeconfig is the admin kubeconfig the install published: the Secret
+// the ClusterDeployment's cluster metadata names.
+func (f *classicFlow) kubeconfig(ctx context.Context) ([]byte, error) {
 	cd := &hivev1.ClusterDeployment{}
-	Expect(f.in.Lab.Client().Get(ctx, client.ObjectKey{Namespace: f.ns, Name: f.ns}, cd)).To(Succeed())
-	Expect(cd.Spec.ClusterMetadata).NotTo(BeNil(), "an installed ClusterDeployment has cluster metadata")
+	if err := f.in.Lab.Client().Get(ctx, client.ObjectKey{Namespace: f.ns, Name: f.ns}, cd); err != nil {
+		return nil, err
+	}
+	if cd.Spec.ClusterMetadata == nil {
+		return nil, fmt.Errorf("ClusterDeployment %s has no cluster metadata yet", cd.Name)
+	}
 	secret := &corev1.Secret{}
-	Expect(f.in.Lab.Client().Get(ctx, client.ObjectKey{Namespace: f.ns, Name: cd.Spec.ClusterMetadata.AdminKubeconfigSecretRef.Name}, secret)).To(Succeed())
-	return secret.Data["kubeconfig"]
-}
-
-func (f *classicFlow) spokeConfig(ctx context.Context) *rest.Config {
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(f.spokeConfigBytes(ctx))
-	Expect(err).NotTo(HaveOccurred())
-	return cfg
+	if err := f.in.Lab.Client().Get(ctx, client.ObjectKey{Namespace: f.ns, Name: cd.Spec.ClusterMetadata.AdminKubeconfigSecretRef.Name}, secret); err != nil {
+		return nil, err
+	}
+	return secret.Data["kubeconfig"], nil
 }
 
 func (f *classicFlow) spokeClient() client.Client {

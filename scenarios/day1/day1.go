@@ -2,6 +2,7 @@ package day1
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -25,13 +26,23 @@ const (
 	workerReplicas       = 2
 )
 
-// Phases of both flows, named alike: hosts booted and registered, cluster
-// installed (control plane up), every node joined and Ready.
+// Milestones of both flows: the same observable event on each side.
 const (
-	phaseProvision = "provision"
-	phaseInstall   = "install"
-	phaseJoin      = "join"
+	milestoneAgents     = "control-plane-agents"
+	milestoneKubeconfig = "kubeconfig-usable"
+	milestoneNodes      = "nodes-ready"
+	milestoneMachines   = "machines-running"
 )
+
+// Milestones are the scenario's milestones, declared once for both flows.
+func Milestones() []results.Milestone {
+	return []results.Milestone{
+		{Name: milestoneAgents, Description: fmt.Sprintf("the agents of the %d control-plane hosts registered, with role master, and approved", controlPlaneReplicas)},
+		{Name: milestoneKubeconfig, Description: "the cluster's admin kubeconfig is published on the hub and lists the cluster's Nodes"},
+		{Name: milestoneNodes, Description: fmt.Sprintf("%d Nodes Ready", controlPlaneReplicas+workerReplicas)},
+		{Name: milestoneMachines, Description: fmt.Sprintf("%d Machines Running, each with a nodeRef", controlPlaneReplicas+workerReplicas)},
+	}
+}
 
 // HostsNeeded is how many lab hosts the scenario claims, both flows.
 const HostsNeeded = 2 * (controlPlaneReplicas + workerReplicas)
@@ -116,7 +127,7 @@ func nodeReady(n *corev1.Node) bool {
 func Spec(inputGetter func() scenarios.Input) {
 	It("MAPI flow: installs 3 control-plane nodes and 2 workers from ZTP manifests", func(ctx SpecContext) {
 		in := inputGetter()
-		f := &classicFlow{in: in, run: scenarios.NewRun(Name, results.FlowMAPI, Fixture(in.Config, nil))}
+		f := &classicFlow{in: in, run: scenarios.NewRun(Name, results.FlowMAPI, Fixture(in.Config, nil), Milestones())}
 		f.start(ctx)
 		DeferCleanup(func(ctx SpecContext) { scenarios.KeepObservation(ctx, in, f.finish) })
 		f.install(ctx)
@@ -125,7 +136,7 @@ func Spec(inputGetter func() scenarios.Input) {
 
 	It("CAPI flow: installs 3 control-plane nodes and 2 workers through the agent providers", func(ctx SpecContext) {
 		in := inputGetter()
-		f := &capiFlow{in: in, run: scenarios.NewRun(Name, results.FlowCAPI, Fixture(in.Config, nil))}
+		f := &capiFlow{in: in, run: scenarios.NewRun(Name, results.FlowCAPI, Fixture(in.Config, nil), Milestones())}
 		f.start(ctx)
 		DeferCleanup(func(ctx SpecContext) { scenarios.KeepObservation(ctx, in, f.finish) })
 		f.install(ctx)
@@ -139,7 +150,7 @@ func Spec(inputGetter func() scenarios.Input) {
 // scenarios that start from an installed cluster when this one did not
 // run; the cluster lands in in.Clusters.
 func Install(ctx context.Context, in scenarios.Input, flow results.Flow) {
-	run := scenarios.NewRun(Name, flow, Fixture(in.Config, nil))
+	run := scenarios.NewRun(Name, flow, Fixture(in.Config, nil), Milestones())
 	defer run.Stop()
 	if flow == results.FlowMAPI {
 		f := &classicFlow{in: in, run: run}

@@ -32,15 +32,27 @@ const (
 	HostsNeeded = 2 * (scalePoolHosts + day2Hosts)
 )
 
-// Phases, named alike in both flows.
+// Milestones of both flows: the same observable event on each side.
 const (
-	phaseScaleUp      = "scale-up"
-	phaseScaleDown    = "scale-down-annotated"
-	phaseScaleUpAgain = "scale-up-again"
-	phaseNewest       = "scale-down-newest"
-	phaseOldest       = "scale-down-oldest"
-	phaseAddWorker    = "add-worker"
+	milestoneScaledUp      = "scaled-up-to-2"
+	milestoneAnnotatedGone = "annotated-removed"
+	milestoneScaledUpAgain = "scaled-up-to-3"
+	milestoneNewestGone    = "newest-removed"
+	milestoneOldestGone    = "oldest-removed"
+	milestoneWorkerAdded   = "day2-worker-ready"
 )
+
+// Milestones are the scenario's milestones, declared once for both flows.
+func Milestones() []results.Milestone {
+	return []results.Milestone{
+		{Name: milestoneScaledUp, Description: "the scale set's 2 Machines Running, their Nodes Ready"},
+		{Name: milestoneAnnotatedGone, Description: "the Machine marked with the delete annotation gone, 1 Machine Running with its Node Ready"},
+		{Name: milestoneScaledUpAgain, Description: "3 Machines Running, their Nodes Ready"},
+		{Name: milestoneNewestGone, Description: "a newest Machine gone (deletion order Newest), 2 Running"},
+		{Name: milestoneOldestGone, Description: "the oldest Machine gone (deletion order Oldest), 1 Running"},
+		{Name: milestoneWorkerAdded, Description: "the day-2 worker's Node Ready"},
+	}
+}
 
 // Why a scale-down chose a machine (results.Object property
 // deletion.selectedBy).
@@ -73,9 +85,10 @@ type scaleSet interface {
 	// waitRunning waits for exactly n machines Running with Ready nodes
 	// and returns them.
 	waitRunning(ctx context.Context, n int) []worker
-	// addWorker adds one worker to the cluster the side's day-2 way and
-	// waits for its node to be Ready.
-	addWorker(ctx context.Context)
+	// addWorker adds one worker to the cluster the side's day-2 way, waits
+	// for its node to be Ready, calls ready, and then waits for what else
+	// the side does with the new worker.
+	addWorker(ctx context.Context, ready func())
 	finish(ctx context.Context, failed bool, why string) *results.Observation
 }
 
@@ -96,50 +109,43 @@ func baseCluster(ctx context.Context, in scenarios.Input, flow results.Flow) *sc
 func runSteps(ctx context.Context, run *scenarios.Run, s scaleSet) {
 	s.create(ctx)
 
-	end := run.Clock.Start(phaseScaleUp)
 	By("scaling workers up by 2")
 	s.scale(ctx, 2)
 	two := s.waitRunning(ctx, 2)
-	end()
+	run.Reach(milestoneScaledUp)
 
-	end = run.Clock.Start(phaseScaleDown)
 	marked := byName(two)[0]
 	By("marking " + marked.Name + " with the delete annotation and scaling down by 1")
 	s.markForDeletion(ctx, marked.Name)
 	s.scale(ctx, 1)
 	one := s.waitRunning(ctx, 1)
+	run.Reach(milestoneAnnotatedGone)
 	recordDeleted(run, two, one, selectedByAnnotation, marked.UID)
-	end()
 	Expect(gone(two, one)).To(HaveField("UID", marked.UID), "the annotated machine is the one deleted")
 
-	end = run.Clock.Start(phaseScaleUpAgain)
 	By("scaling up by 2 again, so that one machine is older than the others")
 	s.scale(ctx, 3)
 	three := s.waitRunning(ctx, 3)
-	end()
+	run.Reach(milestoneScaledUpAgain)
 
-	end = run.Clock.Start(phaseNewest)
 	By("scaling down by 1 with deletion order Newest")
 	s.setDeletionOrder(ctx, "Newest")
 	s.scale(ctx, 2)
 	left := s.waitRunning(ctx, 2)
+	run.Reach(milestoneNewestGone)
 	deleted := recordDeleted(run, three, left, selectedByNewest, "")
-	end()
 	Expect(isNewest(deleted, left)).To(BeTrue(), "Newest deleted %s (created %s), not a newest machine", deleted.Name, deleted.Created)
 
-	end = run.Clock.Start(phaseOldest)
 	By("scaling down by 1 with deletion order Oldest")
 	s.setDeletionOrder(ctx, "Oldest")
 	s.scale(ctx, 1)
 	last := s.waitRunning(ctx, 1)
+	run.Reach(milestoneOldestGone)
 	deleted = recordDeleted(run, left, last, selectedByOldest, "")
-	end()
 	Expect(isOldest(deleted, last)).To(BeTrue(), "Oldest deleted %s (created %s), not the oldest machine", deleted.Name, deleted.Created)
 
-	end = run.Clock.Start(phaseAddWorker)
 	By("adding one worker the flow's day-2 way")
-	s.addWorker(ctx)
-	end()
+	s.addWorker(ctx, func() { run.Reach(milestoneWorkerAdded) })
 }
 
 // recordDeleted finds the machine a scale-down removed and records why
@@ -246,7 +252,7 @@ func flowSpec(inputGetter func() scenarios.Input, flow results.Flow, title strin
 	It(title, func(ctx SpecContext) {
 		in := inputGetter()
 		base := baseCluster(ctx, in, flow)
-		run := scenarios.NewRun(Name, flow, Fixture(in.Config))
+		run := scenarios.NewRun(Name, flow, Fixture(in.Config), Milestones())
 		run.SetCluster(base.Namespace)
 		s := side(ctx, in, run, base)
 		DeferCleanup(func(ctx SpecContext) { scenarios.KeepObservation(ctx, in, s.finish) })

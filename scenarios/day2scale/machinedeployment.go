@@ -117,12 +117,13 @@ func (s *machineDeploymentSide) waitRunning(ctx context.Context, n int) []worker
 // addWorker: under CAPI a worker joins a running cluster only through a
 // MachineDeployment (or MachineSet) replica; like the MAPI flow's ZTP
 // day-2 worker it comes with a new host, added before scaling.
-func (s *machineDeploymentSide) addWorker(ctx context.Context) {
+func (s *machineDeploymentSide) addWorker(ctx context.Context, ready func()) {
 	_, err := s.in.Hosts.Claim(ctx, framework.HostClaim{Namespace: s.base.Namespace, Name: day2HostName,
 		Labels: map[string]string{scenarios.HostRoleLabel: scenarios.RoleWorker}})
 	Expect(err).NotTo(HaveOccurred())
 	s.scale(ctx, 2)
 	s.waitRunning(ctx, 2)
+	ready()
 }
 
 func (s *machineDeploymentSide) finish(ctx context.Context, failed bool, why string) *results.Observation {

@@ -134,17 +134,21 @@ func (s *machineSetSide) waitRunning(ctx context.Context, n int) []worker {
 
 // addWorker is ZTP day 2: a BareMetalHost labelled with the site's
 // InfraEnv on the hub; the assisted flow boots, installs and joins it.
-func (s *machineSetSide) addWorker(ctx context.Context) {
+func (s *machineSetSide) addWorker(ctx context.Context, ready func()) {
 	site := s.base.ZTP
 	Expect(site).NotTo(BeNil(), "the MAPI day-1 cluster is a ZTP site")
 	name := day2HostName
 	_, err := s.in.Hosts.Claim(ctx, framework.HostClaim{Namespace: site.Namespace, Name: name, Online: true,
 		Labels: site.HostLabels(), Annotations: scenarios.HostAnnotations(name, "worker")})
 	Expect(err).NotTo(HaveOccurred())
-	By("waiting for the ZTP day-2 host to join the spoke Ready and its hub host to be detached")
+	By("waiting for the ZTP day-2 host to join the spoke Ready")
 	iv := interval(s.in, "wait-machines-running")
 	Eventually(func(g Gomega) {
 		expectNodeReady(ctx, g, s.spoke, name)
+	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
+	ready()
+	By("waiting for its hub host to be detached")
+	Eventually(func(g Gomega) {
 		bmh := &bmov1alpha1.BareMetalHost{}
 		g.Expect(s.in.Lab.Client().Get(ctx, client.ObjectKey{Namespace: site.Namespace, Name: name}, bmh)).To(Succeed())
 		g.Expect(bmh.Annotations).To(HaveKey("baremetalhost.metal3.io/detached"))
