@@ -14,7 +14,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/paritylab/paritylab/lab"
-	"github.com/paritylab/paritylab/results"
 )
 
 // HostPool hands the lab's hosts to scenario flows. A claimed host leaves
@@ -127,12 +126,4 @@ func (p *HostPool) move(ctx context.Context, h lab.InventoryHost, claim HostClai
 		return nil, fmt.Errorf("create BareMetalHost %s/%s: %w", claim.Namespace, claim.Name, err)
 	}
 	return bmh, nil
-}
-
-// FixtureHost describes a claimed host's virtual hardware for an
-// Observation's fixture, named by its role in the flow (the same in both
-// flows), not by its BareMetalHost.
-func FixtureHost(name string, cpus, memoryMiB, diskGiB int, mac string) results.FixtureHost {
-	return results.FixtureHost{Name: name, Hardware: results.Hardware{Arch: "x86_64", CPUs: cpus, MemoryMiB: memoryMiB,
-		Disks: []results.Disk{{Name: "vda", SizeGiB: diskGiB}}, NICs: []results.NIC{{Name: "eth0", MAC: mac}}}}
 }

@@ -81,7 +81,7 @@ func HostOf(h *bmov1alpha1.BareMetalHost) results.Host {
 	out := results.Host{Namespace: h.Namespace, Name: h.Name, UID: string(h.UID),
 		ProvisioningState: string(h.Status.Provisioning.State), OperationalStatus: string(h.Status.OperationalStatus),
 		PoweredOn: h.Status.PoweredOn, Online: h.Spec.Online, ErrorType: string(h.Status.ErrorType),
-		Annotations: scenarioAnnotations(h.Annotations)}
+		Annotations: scenarioAnnotations(h.Annotations), Hardware: HardwareOfHost(h)}
 	if ref := h.Spec.ConsumerRef; ref != nil {
 		out.ConsumerRef = &results.ObjectRef{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}
 	}

@@ -29,6 +29,13 @@ type Watch struct {
 	// Role is the part an object plays in the scenario, the same word in
 	// both flows (results.Object.Role), e.g. "machine", "host".
 	Role string
+	// Interchangeable marks objects the flow picks from a pool at random
+	// (results.Object.Interchangeable).
+	Interchangeable bool
+	// IdentityOnly records only name, UID, creation and deletion (Nodes:
+	// their labels and conditions are compared from the Nodes at the
+	// end; the recorder tells whether a Node was kept or recreated).
+	IdentityOnly bool
 }
 
 // RecorderInput configures StartRecorder.
@@ -56,6 +63,8 @@ type Recorder struct {
 	cancel  context.CancelFunc
 	done    sync.WaitGroup
 	now     func() time.Time
+	ctx     context.Context
+	images  provisioning
 }
 
 // StartRecorder starts watching and returns once every watch has listed
@@ -69,11 +78,16 @@ func StartRecorder(ctx context.Context, in RecorderInput) (*Recorder, error) {
 		in.Logger = logr.Discard()
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	r := &Recorder{objects: map[types.UID]*results.Object{}, events: map[types.UID]*eventRecord{}, cancel: cancel, now: time.Now}
+	r := &Recorder{objects: map[types.UID]*results.Object{}, events: map[types.UID]*eventRecord{}, cancel: cancel, now: time.Now,
+		ctx: ctx, images: provisioning{dyn: dyn, last: map[string]hostImage{}}}
 	var synced []cache.InformerSynced
 	for _, w := range in.Watches {
 		inf := dynamicinformer.NewFilteredDynamicInformer(dyn, w.Resource, w.Namespace, 0, cache.Indexers{}, nil).Informer()
-		if _, err := inf.AddEventHandler(r.objectHandler(w.Role)); err != nil {
+		if err := inf.SetWatchErrorHandler(watchErrorLogger(in.Logger, w)); err != nil {
+			cancel()
+			return nil, fmt.Errorf("watch %s: %w", w.Resource, err)
+		}
+		if _, err := inf.AddEventHandler(r.objectHandler(w)); err != nil {
 			cancel()
 			return nil, fmt.Errorf("watch %s: %w", w.Resource, err)
 		}
@@ -113,20 +127,28 @@ func (r *Recorder) Stop() {
 	r.done.Wait()
 }
 
-func (r *Recorder) objectHandler(role string) cache.ResourceEventHandler {
+func (r *Recorder) objectHandler(w Watch) cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(o any) { r.observe(role, o, false) },
-		UpdateFunc: func(_, o any) { r.observe(role, o, false) },
+		AddFunc:    func(o any) { r.observe(w, o, false) },
+		UpdateFunc: func(_, o any) { r.observe(w, o, false) },
 		DeleteFunc: func(o any) {
 			if tomb, ok := o.(cache.DeletedFinalStateUnknown); ok {
 				o = tomb.Obj
 			}
-			r.observe(role, o, true)
+			r.observe(w, o, true)
 		},
 	}
 }
 
-func (r *Recorder) observe(role string, o any, deleted bool) {
+// watchErrorLogger reports a watch's errors (a relist after a dropped
+// connection, say) instead of client-go's default global log.
+func watchErrorLogger(log logr.Logger, w Watch) cache.WatchErrorHandler {
+	return func(_ *cache.Reflector, err error) {
+		log.Info("Recorder watch error; it relists", "resource", w.Resource.String(), "namespace", w.Namespace, "error", err.Error())
+	}
+}
+
+func (r *Recorder) observe(w Watch, o any, deleted bool) {
 	u, ok := o.(*unstructured.Unstructured)
 	if !ok {
 		return
@@ -136,20 +158,27 @@ func (r *Recorder) observe(role string, o any, deleted bool) {
 	now := r.now().UTC()
 	rec := r.objects[u.GetUID()]
 	if rec == nil {
-		rec = &results.Object{Role: role, APIVersion: u.GetAPIVersion(), Kind: u.GetKind(),
+		rec = &results.Object{Role: w.Role, APIVersion: u.GetAPIVersion(), Kind: u.GetKind(),
 			Namespace: u.GetNamespace(), Name: u.GetName(), UID: string(u.GetUID()),
-			CreatedAt: u.GetCreationTimestamp().UTC()}
+			CreatedAt: u.GetCreationTimestamp().UTC(), Interchangeable: w.Interchangeable}
 		r.objects[u.GetUID()] = rec
 		r.order = append(r.order, u.GetUID())
 	}
+	if deleted && rec.DeletedAt == nil {
+		rec.DeletedAt = &now
+	}
+	if w.IdentityOnly {
+		return
+	}
 	rec.Labels, rec.Annotations = u.GetLabels(), scenarioAnnotations(u.GetAnnotations())
+	observeMachineFields(rec, u, now)
+	if !deleted {
+		r.images.observe(r.ctx, rec, u, now)
+	}
 	if phase := phaseOf(u); phase != "" && (len(rec.Phases) == 0 || rec.Phases[len(rec.Phases)-1].Phase != phase) {
 		rec.Phases = append(rec.Phases, results.PhaseTransition{Phase: phase, At: now})
 	}
 	rec.Conditions = appendConditionChanges(rec.Conditions, conditionsOf(u), now)
-	if deleted && rec.DeletedAt == nil {
-		rec.DeletedAt = &now
-	}
 }
 
 // SetProperty records a fact a driver knows about an object, e.g. why a
@@ -197,5 +226,7 @@ func (r *Recorder) Events() []results.Event {
 func copyObject(o results.Object) results.Object {
 	o.Phases = append([]results.PhaseTransition(nil), o.Phases...)
 	o.Conditions = append([]results.ConditionTransition(nil), o.Conditions...)
+	o.Replicas = append([]results.ReplicaSample(nil), o.Replicas...)
+	o.Provisioning = append([]results.Provisioning(nil), o.Provisioning...)
 	return o
 }

@@ -82,6 +82,9 @@ func (l *Lab) startControllers(ctx context.Context) error {
 	}
 	l.controllers = host
 	l.closeOnStop = append(l.closeOnStop, f)
+	if err := writeComponents(l.opts.StateDir, hubComponentRecords()); err != nil {
+		return err
+	}
 	mgr := host.Manager()
 	l.client, err = client.New(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()})
 	if err != nil {

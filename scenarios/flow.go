@@ -15,6 +15,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/paritylab/paritylab/framework"
+	agentv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
 	"github.com/paritylab/paritylab/results"
 )
 
@@ -31,6 +32,11 @@ var (
 	CAPIMachineDeploys   = schema.GroupVersionResource{Group: "cluster.x-k8s.io", Version: "v1beta2", Resource: "machinedeployments"}
 	Metal3Machines       = schema.GroupVersionResource{Group: "infrastructure.cluster.x-k8s.io", Version: "v1beta1", Resource: "metal3machines"}
 )
+
+// NodeIdentities watches a workload cluster's Nodes for whether each was
+// kept, joined or recreated (their state is compared from the Nodes at
+// the end).
+var NodeIdentities = framework.Watch{Resource: corev1.SchemeGroupVersion.WithResource("nodes"), Role: "node", IdentityOnly: true}
 
 // MachineAPINamespace is where OpenShift keeps its machine API objects.
 const MachineAPINamespace = "openshift-machine-api"
@@ -89,9 +95,18 @@ type FinishInput struct {
 	// Workload lists the workload cluster's Nodes; nil when the flow
 	// never reached one.
 	Workload client.Client
+	// WorkloadConfig reaches the workload cluster (its server version).
+	WorkloadConfig *rest.Config
 	// HostLists are the clients and namespaces whose BareMetalHosts the
 	// flow used.
 	HostLists []HostList
+	// AgentNamespace is the hub namespace whose Agents' inventories
+	// describe hosts that report no hardware themselves (ZTP hosts skip
+	// inspection).
+	AgentNamespace string
+	// PoolHosts name the hosts the flow picked from a pool at random
+	// (results.Host.Interchangeable).
+	PoolHosts []string
 }
 
 // HostList is where some of a flow's BareMetalHosts live.
@@ -107,8 +122,10 @@ func (r *Run) Stop() {
 	}
 }
 
-// Finish stops the recorders and builds the run's Observation.
-func (r *Run) Finish(ctx context.Context, runID string, in FinishInput) *results.Observation {
+// Finish stops the recorders and builds the run's Observation from what
+// the flow observed: the backends the lab recorded it ran, the hardware
+// the hosts reported, the versions the workload cluster reports.
+func (r *Run) Finish(ctx context.Context, l *framework.Lab, in FinishInput) *results.Observation {
 	r.Stop()
 	outcome := results.OutcomeSucceeded
 	var errs []results.Error
@@ -116,29 +133,107 @@ func (r *Run) Finish(ctx context.Context, runID string, in FinishInput) *results
 		outcome = results.OutcomeFailed
 		errs = append(errs, results.Error{Source: "driver", Message: in.Err, At: time.Now().UTC()})
 	}
-	oi := framework.ObservationInput{Scenario: r.Scenario, Flow: r.Flow, RunID: runID, Cluster: r.cluster,
-		Outcome: outcome, Started: r.Started, Finished: time.Now(), Backends: Backends(r.Flow), Fixture: r.Fixture,
+	oi := framework.ObservationInput{Scenario: r.Scenario, Flow: r.Flow, RunID: l.Info.RunID, Cluster: r.cluster,
+		Outcome: outcome, Started: r.Started, Finished: time.Now(), Backends: Backends(l, r.Flow), Fixture: r.Fixture,
 		Recorders: r.recorders, Milestones: r.Milestones, Errors: errs}
 	if in.Workload != nil {
 		nodes := &corev1.NodeList{}
-		if err := in.Workload.List(ctx, nodes); err == nil {
-			oi.Nodes = nodes.Items
+		if err := in.Workload.List(ctx, nodes); err != nil {
+			oi.Errors = append(oi.Errors, listError("nodes", err))
 		}
+		oi.Nodes = nodes.Items
 	}
 	for _, hl := range in.HostLists {
 		hosts := &bmov1alpha1.BareMetalHostList{}
-		if err := hl.Client.List(ctx, hosts, client.InNamespace(hl.Namespace)); err == nil {
-			oi.Hosts = append(oi.Hosts, hosts.Items...)
+		if err := hl.Client.List(ctx, hosts, client.InNamespace(hl.Namespace)); err != nil {
+			oi.Errors = append(oi.Errors, listError("hosts", err))
 		}
+		oi.Hosts = append(oi.Hosts, hosts.Items...)
 	}
-	return framework.BuildObservation(oi)
+	o := framework.BuildObservation(oi)
+	o.Environment = l.Environment(ctx)
+	r.addWorkloadFacts(ctx, o, in)
+	r.completeHosts(ctx, l, o, oi.Hosts, in)
+	return o
 }
 
-// Backends says what implemented each component on the local profile.
-func Backends(flow results.Flow) map[string]string {
-	machineAPI := "capi-core"
-	if flow == results.FlowMAPI {
-		machineAPI = "machine-api-operator"
+// listError records a failed list at the end of a flow as an error of
+// the run, so that an empty list is not taken for behaviour.
+func listError(what string, err error) results.Error {
+	return results.Error{Source: "recorder", Message: fmt.Sprintf("list %s at the end of the flow: %v", what, err), At: time.Now().UTC()}
+}
+
+// addWorkloadFacts records the versions the workload cluster reports and
+// its infrastructure ID.
+func (r *Run) addWorkloadFacts(ctx context.Context, o *results.Observation, in FinishInput) {
+	if in.Workload == nil {
+		return
 	}
-	return map[string]string{"hub": "local", "bmc": "redfish-libvirt", "assisted": "lab-assisted", "infra": "lab-metal3", "machine-api": machineAPI}
+	facts, err := framework.ReadWorkloadFacts(ctx, in.Workload, in.WorkloadConfig)
+	if err != nil {
+		o.Errors = append(o.Errors, results.Error{Source: "recorder", Message: err.Error(), At: time.Now().UTC()})
+	}
+	if o.Fixture.Versions == nil {
+		o.Fixture.Versions = map[string]string{}
+	}
+	o.Fixture.Versions["openshift"] = facts.OpenShiftVersion
+	o.Fixture.Versions["kubernetes"] = facts.KubernetesVersion
+	if facts.InfrastructureName != "" {
+		o.Identifiers = append(o.Identifiers, results.Identifier{Kind: "infra-id", Value: facts.InfrastructureName})
+	}
+}
+
+// completeHosts gives hosts that report no hardware their agent's
+// inventory, and marks pool hosts; raw are the BareMetalHosts o.Hosts
+// were made of, in the same order.
+func (r *Run) completeHosts(ctx context.Context, l *framework.Lab, o *results.Observation, raw []bmov1alpha1.BareMetalHost, in FinishInput) {
+	var agents []agentv1beta1.Agent
+	if in.AgentNamespace != "" {
+		list := &agentv1beta1.AgentList{}
+		if err := l.Client().List(ctx, list, client.InNamespace(in.AgentNamespace)); err != nil {
+			o.Errors = append(o.Errors, listError("agents", err))
+		}
+		agents = list.Items
+	}
+	pool := map[string]bool{}
+	for _, name := range in.PoolHosts {
+		pool[name] = true
+	}
+	for i := range o.Hosts {
+		h := &o.Hosts[i]
+		h.Interchangeable = pool[h.Name]
+		ops, err := bmcOperations(ctx, l, &raw[i], r.Started)
+		if err != nil {
+			o.Errors = append(o.Errors, results.Error{Source: "recorder", Message: "BMC operations of host " + h.Name + ": " + err.Error(), At: time.Now().UTC()})
+		}
+		h.BMC = ops
+		if h.Hardware == nil {
+			if a := framework.AgentWithMAC(agents, raw[i].Spec.BootMACAddress); a != nil {
+				h.Hardware = framework.HardwareOfAgent(a)
+			}
+		}
+	}
+}
+
+// Backends are what implemented each component this flow went through,
+// as the lab recorded it ran them, and the accelerator the hosts ran
+// with.
+func Backends(l *framework.Lab, flow results.Flow) map[string]string {
+	names := []string{"hub", "bmc", "bmo", "assisted", "machine-api", "mapi-actuator"}
+	if flow == results.FlowCAPI {
+		names = []string{"hub", "bmc", "bmo", "assisted", "capi-core", "infra", "bootstrap", "control-plane"}
+	}
+	out := map[string]string{"accel": l.Info.Accel}
+	components, err := l.Components()
+	for _, n := range names {
+		switch c, ok := components[n]; {
+		case err != nil:
+			out[n] = "unknown: " + err.Error()
+		case !ok:
+			out[n] = "unknown: the lab recorded no " + n
+		default:
+			out[n] = c.String()
+		}
+	}
+	return out
 }

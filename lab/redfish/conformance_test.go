@@ -1,10 +1,12 @@
 package redfish_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/paritylab/paritylab/lab/pki"
 	"github.com/paritylab/paritylab/lab/redfish"
@@ -22,10 +24,24 @@ func listening(t *testing.T, mutate ...func(*redfish.Options)) (*redfish.Server,
 	return f.srv, f.backend, f.ids
 }
 
+// conformanceOperations is the operation log of the conformance sequence
+// (the first boot PATCH sets the mode alone); its bad requests add
+// nothing.
+var conformanceOperations = []string{
+	"power:ForceOff", "media:eject", "media:insert", "boot:None/Disabled", "boot:Cd/Once", "power:On",
+	"power:ForceOff", "media:eject", "boot:Hdd/Continuous", "power:On", "power:ForceOff",
+}
+
 // checkAfterSequence checks what the boot sequence did to the system, as a
-// real machine would have lived it: booted the CD once, then the disk.
-func checkAfterSequence(t *testing.T, backend *memory.Backend, id string) {
+// real machine would have lived it: booted the CD once, then the disk; and
+// that the operation log holds what the client had carried out.
+func checkAfterSequence(t *testing.T, srv *redfish.Server, backend *memory.Backend, id string) {
 	t.Helper()
+	ops, err := srv.Operations(context.Background(), id, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	expectOperations(t, ops, conformanceOperations...)
 	history, err := backend.BootHistory(id)
 	if err != nil || !slices.Equal(history, []string{redfish.BootTargetCd, redfish.BootTargetHdd}) {
 		t.Fatalf("boot history %v (%v), want [Cd Hdd]", history, err)
@@ -38,7 +54,7 @@ func checkAfterSequence(t *testing.T, backend *memory.Backend, id string) {
 func TestSushyConformance(t *testing.T) {
 	srv, backend, ids := listening(t)
 	redfishtest.RunSushyConformance(t, redfishtest.Target{URL: srv.URL(), SystemID: ids[1], User: testUser, Password: testPassword})
-	checkAfterSequence(t, backend, ids[1])
+	checkAfterSequence(t, srv, backend, ids[1])
 }
 
 // TestGofishConformance runs over HTTPS, to cover the TLS options with a
@@ -62,5 +78,5 @@ func TestGofishConformance(t *testing.T) {
 	}
 	srv, backend, ids := listening(t, func(o *redfish.Options) { o.TLSCertFile, o.TLSKeyFile = cert, key })
 	redfishtest.RunGofishConformance(t, redfishtest.Target{URL: srv.URL(), SystemID: ids[0], User: testUser, Password: testPassword, CAFile: caFile})
-	checkAfterSequence(t, backend, ids[0])
+	checkAfterSequence(t, srv, backend, ids[0])
 }

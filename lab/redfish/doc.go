@@ -45,6 +45,22 @@
 //     Server.SetFault or /paritylab/v1/systems/{id}/faults (GET, PUT,
 //     DELETE; same auth), apply to requests under that system's System,
 //     Manager and Chassis.
+//   - Each system has an operation log for parity timelines: every power
+//     action (power:<ResetType>), virtual media insert and eject
+//     (media:insert, media:eject) and boot override PATCH
+//     (boot:<Target>/<Enabled>, the values in effect after it) the server
+//     carried out, stamped with the time it did so (UTC; never earlier
+//     than the entry before). Refused requests (bad input, injected error
+//     statuses, auth failures, backend errors) and power actions an
+//     IgnorePower fault swallowed were not carried out and are not in it;
+//     an eject of an empty device is. Only the newest 10000 operations per
+//     system are kept, so a long-running emulator stays bounded. Read it
+//     with Server.Operations, GET /paritylab/v1/systems/{id}/operations
+//     [?since=<RFC 3339 time>] (same auth as faults; by ID or name;
+//     {"operations":[{"at","operation"}]} oldest first), or
+//     FetchOperations from another process (ParseBMCAddress splits a
+//     BareMetalHost bmc.address into its base URL and system ID). Each
+//     operation is also logged at V(0) as "BMC operation".
 //
 // It must not import anything above lab.
 package redfish

@@ -116,6 +116,7 @@ func (s *Server) insertMedia(w http.ResponseWriter, r *http.Request, rq *request
 		return backendError(err, "ActionParameterValueError", "ResourceInUse")
 	}
 	s.images.remove(s.images.track(rq.system.ID, name, file))
+	s.recordOperation(rq.system.ID, opMediaInsert)
 	s.log.V(1).Info("Media inserted", "system", rq.system.ID, "device", name, "image", in.src.url.Redacted())
 	return noContent(w)
 }
@@ -207,5 +208,6 @@ func (s *Server) ejectMedia(w http.ResponseWriter, r *http.Request, rq *request)
 		return backendError(err, "ActionParameterValueError", "ResourceInUse")
 	}
 	s.images.release(rq.system.ID, name)
+	s.recordOperation(rq.system.ID, opMediaEject)
 	return noContent(w)
 }

@@ -31,5 +31,6 @@ func (s *Server) makeRoutes() []*route {
 		newRoute(chassisPath).on(get, s.listChassis),
 		newRoute(chassisPath+"/{system}").on(get, s.getChassis).system("Chassis"),
 		newRoute(adminPath+"/{system}/faults").on(get, s.getFault).on(put, s.putFault).on(del, s.deleteFault).system(computerSystem).adminAPI(),
+		newRoute(adminPath+"/{system}/operations").on(get, s.getOperations).system(computerSystem).adminAPI(),
 	}
 }

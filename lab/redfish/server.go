@@ -66,6 +66,7 @@ type Server struct {
 	images   *imageStore
 	faults   *faultStore
 	leds     *ledStore
+	ops      *opLog
 	routes   []*route
 
 	addr       string
@@ -87,7 +88,7 @@ func New(opts Options) (_ *Server, retErr error) {
 	}
 	opts.defaults()
 	s := &Server{backend: opts.Backend, log: opts.Logger, uuid: opts.UUID, addr: opts.Addr,
-		sessions: newSessionStore(), faults: newFaultStore(), leds: newLEDStore(), done: make(chan struct{})}
+		sessions: newSessionStore(), faults: newFaultStore(), leds: newLEDStore(), ops: newOpLog(maxOperations), done: make(chan struct{})}
 	if err := s.setupAuth(opts); err != nil {
 		return nil, err
 	}

@@ -102,6 +102,10 @@ func (s *Server) patchSystem(w http.ResponseWriter, r *http.Request, rq *request
 		if err := s.backend.SetBoot(r.Context(), rq.system.ID, p.boot); err != nil {
 			return backendError(err, "PropertyValueIncorrect", "PropertyValueExternalConflict")
 		}
+		// Backends apply a patch with ApplyBootPatch, so applying it to
+		// the state this request loaded gives the override now in effect.
+		boot, _ := ApplyBootPatch(rq.system.Boot, p.boot)
+		s.recordOperation(rq.system.ID, bootOperation(boot))
 	}
 	if p.led != "" {
 		s.leds.set(rq.system.ID, p.led)
@@ -201,6 +205,7 @@ func (s *Server) resetSystem(w http.ResponseWriter, r *http.Request, rq *request
 	if err := s.backend.Reset(r.Context(), rq.system.ID, rt); err != nil {
 		return backendError(err, "ActionParameterValueError", "ResourceInStandby")
 	}
+	s.recordOperation(rq.system.ID, powerOperation(rt))
 	return noContent(w)
 }
 

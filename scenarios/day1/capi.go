@@ -96,6 +96,7 @@ func (f *capiFlow) install(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	f.workload, err = client.New(f.workloadCfg, client.Options{Scheme: f.in.Lab.Scheme()})
 	Expect(err).NotTo(HaveOccurred())
+	Expect(f.run.Record(ctx, f.workloadCfg, nil, scenarios.NodeIdentities)).To(Succeed())
 	waitNodesReady(ctx, f.in, f.workload, controlPlaneReplicas+workerReplicas)
 	f.run.Reach(milestoneNodes)
 	f.waitMachinesRunning(ctx, controlPlaneReplicas+workerReplicas)
@@ -138,9 +139,9 @@ func (f *capiFlow) kubeconfig(ctx context.Context) ([]byte, error) {
 
 // finish makes the flow's observation: the hub's hosts of the flow.
 func (f *capiFlow) finish(ctx context.Context, failed bool, why string) *results.Observation {
-	in := scenarios.FinishInput{Failed: failed, Err: why, Workload: f.workload,
+	in := scenarios.FinishInput{Failed: failed, Err: why, Workload: f.workload, WorkloadConfig: f.workloadCfg, AgentNamespace: f.ns,
 		HostLists: []scenarios.HostList{{Client: f.in.Lab.Client(), Namespace: f.ns}}}
-	return f.run.Finish(ctx, f.in.Lab.Info.RunID, in)
+	return f.run.Finish(ctx, f.in.Lab, in)
 }
 
 // waitControlPlaneAgents waits until the control-plane hosts' agents in

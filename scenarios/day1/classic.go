@@ -83,6 +83,7 @@ func (f *classicFlow) install(ctx context.Context) {
 	Expect(f.run.Record(ctx, f.spokeCfg, []string{scenarios.MachineAPINamespace},
 		framework.Watch{Resource: scenarios.MAPIMachines, Namespace: scenarios.MachineAPINamespace, Role: "machine"},
 		framework.Watch{Resource: scenarios.MAPIMachineSets, Namespace: scenarios.MachineAPINamespace, Role: "machine-set"},
+		scenarios.NodeIdentities,
 	)).To(Succeed())
 	waitNodesReady(ctx, f.in, f.spoke, controlPlaneReplicas+workerReplicas)
 	f.run.Reach(milestoneNodes)
@@ -142,9 +143,9 @@ func (f *classicFlow) spokeClient() client.Client {
 // OpenShift's machine API keeps them after install (the hub's copies are
 // detached and recorded as objects of the run).
 func (f *classicFlow) finish(ctx context.Context, failed bool, why string) *results.Observation {
-	in := scenarios.FinishInput{Failed: failed, Err: why, Workload: f.spoke}
+	in := scenarios.FinishInput{Failed: failed, Err: why, Workload: f.spoke, WorkloadConfig: f.spokeCfg, AgentNamespace: f.ns}
 	if f.spoke != nil {
 		in.HostLists = []scenarios.HostList{{Client: f.spoke, Namespace: scenarios.MachineAPINamespace}}
 	}
-	return f.run.Finish(ctx, f.in.Lab.Info.RunID, in)
+	return f.run.Finish(ctx, f.in.Lab, in)
 }

@@ -64,26 +64,11 @@ func hostNames() []hostName {
 	return out
 }
 
-// Fixture is the scenario's hardware and versions, from the e2e config.
-func Fixture(cfg *framework.Config, hosts []framework.ClaimedHost) results.Fixture {
-	f := results.Fixture{Name: "local-3cp-2w", Versions: map[string]string{"openshift": cfg.Variable("OPENSHIFT_VERSION", "")},
-		Shape: map[string]int{"controlPlane": controlPlaneReplicas, "workers": workerReplicas}}
-	for i, h := range hostNames() {
-		mac := ""
-		if i < len(hosts) {
-			mac = hosts[i].MAC
-		}
-		f.Hosts = append(f.Hosts, framework.FixtureHost(h.name, atoi(cfg.Variable("HOST_CPUS", "4")),
-			atoi(cfg.Variable("HOST_MEMORY_MIB", "16384")), atoi(cfg.Variable("HOST_DISK_GIB", "120")), mac))
-	}
-	return f
-}
-
-// atoi reads a number variable; the e2e config's values are checked by
-// the fixture aspect, where a 0 shows.
-func atoi(s string) int {
-	n, _ := strconv.Atoi(s)
-	return n
+// Fixture is the scenario's fixture as the scenario declares it: its name
+// and cluster shape. What the hosts and the cluster really are (hardware,
+// versions) the flow's observation records from what they report.
+func Fixture() results.Fixture {
+	return results.Fixture{Name: "local-3cp-2w", Shape: map[string]int{"controlPlane": controlPlaneReplicas, "workers": workerReplicas}}
 }
 
 // version is the OpenShift release both flows install.
@@ -127,7 +112,7 @@ func nodeReady(n *corev1.Node) bool {
 func Spec(inputGetter func() scenarios.Input) {
 	It("MAPI flow: installs 3 control-plane nodes and 2 workers from ZTP manifests", func(ctx SpecContext) {
 		in := inputGetter()
-		f := &classicFlow{in: in, run: scenarios.NewRun(Name, results.FlowMAPI, Fixture(in.Config, nil), Milestones())}
+		f := &classicFlow{in: in, run: scenarios.NewRun(Name, results.FlowMAPI, Fixture(), Milestones())}
 		f.start(ctx)
 		DeferCleanup(func(ctx SpecContext) { scenarios.KeepObservation(ctx, in, f.finish) })
 		f.install(ctx)
@@ -136,7 +121,7 @@ func Spec(inputGetter func() scenarios.Input) {
 
 	It("CAPI flow: installs 3 control-plane nodes and 2 workers through the agent providers", func(ctx SpecContext) {
 		in := inputGetter()
-		f := &capiFlow{in: in, run: scenarios.NewRun(Name, results.FlowCAPI, Fixture(in.Config, nil), Milestones())}
+		f := &capiFlow{in: in, run: scenarios.NewRun(Name, results.FlowCAPI, Fixture(), Milestones())}
 		f.start(ctx)
 		DeferCleanup(func(ctx SpecContext) { scenarios.KeepObservation(ctx, in, f.finish) })
 		f.install(ctx)
@@ -150,7 +135,7 @@ func Spec(inputGetter func() scenarios.Input) {
 // scenarios that start from an installed cluster when this one did not
 // run; the cluster lands in in.Clusters.
 func Install(ctx context.Context, in scenarios.Input, flow results.Flow) {
-	run := scenarios.NewRun(Name, flow, Fixture(in.Config, nil), Milestones())
+	run := scenarios.NewRun(Name, flow, Fixture(), Milestones())
 	defer run.Stop()
 	if flow == results.FlowMAPI {
 		f := &classicFlow{in: in, run: run}

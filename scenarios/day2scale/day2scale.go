@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,6 +32,18 @@ const (
 	// HostsNeeded is how many lab hosts the scenario claims, both flows.
 	HostsNeeded = 2 * (scalePoolHosts + day2Hosts)
 )
+
+// poolHostName names the i-th host of the scale set's pool.
+func poolHostName(i int) string { return "scale-" + strconv.Itoa(i) }
+
+// poolHostNames are the pool's hosts: scale-ups take any of them.
+func poolHostNames() []string {
+	var out []string
+	for i := range scalePoolHosts {
+		out = append(out, poolHostName(i))
+	}
+	return out
+}
 
 // Milestones of both flows: the same observable event on each side.
 const (
@@ -213,10 +226,10 @@ func byName(ws []worker) []worker {
 	return out
 }
 
-// Fixture is the scenario's hardware and versions: the day-1 cluster plus
-// the pool the scale set uses.
-func Fixture(cfg *framework.Config) results.Fixture {
-	f := day1.Fixture(cfg, nil)
+// Fixture is the scenario's declared fixture: the day-1 cluster plus the
+// pool the scale set uses.
+func Fixture() results.Fixture {
+	f := day1.Fixture()
 	f.Name = "local-3cp-2w-scale"
 	f.Shape["scalePool"] = scalePoolHosts
 	return f
@@ -252,7 +265,7 @@ func flowSpec(inputGetter func() scenarios.Input, flow results.Flow, title strin
 	It(title, func(ctx SpecContext) {
 		in := inputGetter()
 		base := baseCluster(ctx, in, flow)
-		run := scenarios.NewRun(Name, flow, Fixture(in.Config), Milestones())
+		run := scenarios.NewRun(Name, flow, Fixture(), Milestones())
 		run.SetCluster(base.Namespace)
 		s := side(ctx, in, run, base)
 		DeferCleanup(func(ctx SpecContext) { scenarios.KeepObservation(ctx, in, s.finish) })

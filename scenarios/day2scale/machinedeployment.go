@@ -3,7 +3,6 @@ package day2scale
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -33,10 +32,11 @@ func newMachineDeploymentSide(ctx context.Context, in scenarios.Input, run *scen
 	Expect(run.Record(ctx, in.Lab.Hub.GetRESTConfig(), []string{ns},
 		framework.Watch{Resource: scenarios.CAPIMachines, Namespace: ns, Role: "machine"},
 		framework.Watch{Resource: scenarios.CAPIMachineSets, Namespace: ns, Role: "machine-set"},
-		framework.Watch{Resource: scenarios.BareMetalHosts, Namespace: ns}, // see newMachineSetSide
+		framework.Watch{Resource: scenarios.BareMetalHosts, Namespace: ns, Role: "host", Interchangeable: true}, // see newMachineSetSide
 		framework.Watch{Resource: scenarios.CAPIMachineDeploys, Namespace: ns},
 		framework.Watch{Resource: scenarios.Metal3Machines, Namespace: ns},
 	)).To(Succeed())
+	Expect(run.Record(ctx, base.WorkloadConfig, nil, scenarios.NodeIdentities)).To(Succeed())
 	return &machineDeploymentSide{in: in, run: run, base: base, hub: in.Lab.Client(), name: base.Site.Name + "-scale"}
 }
 
@@ -46,7 +46,7 @@ func (s *machineDeploymentSide) create(ctx context.Context) {
 	By("adding the pool's hosts to the cluster's namespace, labelled for the worker template")
 	var claims []framework.HostClaim
 	for i := range scalePoolHosts {
-		claims = append(claims, framework.HostClaim{Namespace: s.base.Namespace, Name: "scale-" + strconv.Itoa(i),
+		claims = append(claims, framework.HostClaim{Namespace: s.base.Namespace, Name: poolHostName(i),
 			Labels: map[string]string{scenarios.HostRoleLabel: scenarios.RoleWorker}})
 	}
 	_, err := s.in.Hosts.Claim(ctx, claims...)
@@ -127,7 +127,8 @@ func (s *machineDeploymentSide) addWorker(ctx context.Context, ready func()) {
 }
 
 func (s *machineDeploymentSide) finish(ctx context.Context, failed bool, why string) *results.Observation {
-	in := scenarios.FinishInput{Failed: failed, Err: why, Workload: s.base.Workload,
+	in := scenarios.FinishInput{Failed: failed, Err: why, Workload: s.base.Workload, WorkloadConfig: s.base.WorkloadConfig,
+		AgentNamespace: s.base.Namespace, PoolHosts: poolHostNames(),
 		HostLists: []scenarios.HostList{{Client: s.hub, Namespace: s.base.Namespace}}}
-	return s.run.Finish(ctx, s.in.Lab.Info.RunID, in)
+	return s.run.Finish(ctx, s.in.Lab, in)
 }

@@ -3,7 +3,6 @@ package day2scale
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
@@ -41,10 +40,10 @@ func newMachineSetSide(ctx context.Context, in scenarios.Input, run *scenarios.R
 	Expect(run.Record(ctx, base.WorkloadConfig, []string{ns},
 		framework.Watch{Resource: scenarios.MAPIMachines, Namespace: ns, Role: "machine"},
 		framework.Watch{Resource: scenarios.MAPIMachineSets, Namespace: ns, Role: "machine-set"},
-		// Hosts are compared by their final states (FinishInput): which
-		// pool host a scale-up takes is random on both sides, so their
-		// lifecycles are not comparable one by one.
-		framework.Watch{Resource: scenarios.BareMetalHosts, Namespace: ns},
+		// Which pool host a scale-up takes is random on both sides: the
+		// hosts' lifecycles are compared together, not one by one.
+		framework.Watch{Resource: scenarios.BareMetalHosts, Namespace: ns, Role: "host", Interchangeable: true},
+		scenarios.NodeIdentities,
 	)).To(Succeed())
 	return &machineSetSide{in: in, run: run, base: base, spoke: base.Workload}
 }
@@ -56,7 +55,7 @@ func (s *machineSetSide) create(ctx context.Context) {
 	By("moving the pool's hosts into the spoke's machine API namespace")
 	var claims []framework.HostClaim
 	for i := range scalePoolHosts {
-		claims = append(claims, framework.HostClaim{Cluster: s.spoke, Namespace: scenarios.MachineAPINamespace, Name: "scale-" + strconv.Itoa(i)})
+		claims = append(claims, framework.HostClaim{Cluster: s.spoke, Namespace: scenarios.MachineAPINamespace, Name: poolHostName(i)})
 	}
 	_, err := s.in.Hosts.Claim(ctx, claims...)
 	Expect(err).NotTo(HaveOccurred())
@@ -158,9 +157,10 @@ func (s *machineSetSide) addWorker(ctx context.Context, ready func()) {
 // finish: the hosts in the spoke's machine API namespace (see the day1
 // classic flow's finish).
 func (s *machineSetSide) finish(ctx context.Context, failed bool, why string) *results.Observation {
-	in := scenarios.FinishInput{Failed: failed, Err: why, Workload: s.spoke,
+	in := scenarios.FinishInput{Failed: failed, Err: why, Workload: s.spoke, WorkloadConfig: s.base.WorkloadConfig,
+		AgentNamespace: s.base.Namespace, PoolHosts: poolHostNames(),
 		HostLists: []scenarios.HostList{{Client: s.spoke, Namespace: scenarios.MachineAPINamespace}}}
-	return s.run.Finish(ctx, s.in.Lab.Info.RunID, in)
+	return s.run.Finish(ctx, s.in.Lab, in)
 }
 
 func expectNodeReady(ctx context.Context, g Gomega, c client.Client, name string) {

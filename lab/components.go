@@ -1,0 +1,113 @@
+package lab
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+
+	"github.com/paritylab/paritylab/lab/binaries"
+	"github.com/paritylab/paritylab/lab/hub/local"
+)
+
+// ComponentRecord says which implementation, at which version, runs one
+// part of the lab, as the lab recorded it when it started the part.
+// Observations tag what a flow went through with these (their backends),
+// so a report says what really ran instead of what was meant to.
+type ComponentRecord struct {
+	// Name is the part, e.g. hub, capi-core, infra, machine-api.
+	Name string `json:"name"`
+	// Implementation names the code, e.g. sigs.k8s.io/cluster-api, or a
+	// package of this repository for the lab's own stand-ins.
+	Implementation string `json:"implementation"`
+	// Version is the module version that ran (from the binary's build
+	// information); empty for this repository's own code, whose commit the
+	// run's environment records.
+	Version string `json:"version,omitempty"`
+}
+
+// String renders the record for a report: implementation and version.
+func (c ComponentRecord) String() string {
+	if c.Version == "" {
+		return c.Implementation
+	}
+	return c.Implementation + " " + c.Version
+}
+
+const componentsFile = "components.json"
+
+// Components this repository implements itself: the lab's stand-ins for
+// upstream controllers that are not available as modules, and our
+// providers.
+const (
+	ownBMO       = "paritylab lab/metal3 (bare-metal operator stand-in)"
+	ownAssisted  = "paritylab lab/assisted (assisted-service stand-in)"
+	ownCAPM3     = "paritylab lab/metal3/capm3 (CAPM3 stand-in)"
+	ownActuator  = "paritylab lab/mapi (port of cluster-api-provider-baremetal's actuator)"
+	ownProviders = "paritylab providers"
+	ownBMC       = "paritylab lab/redfish (Redfish emulator, libvirt backend)"
+)
+
+// hubComponentRecords are the parts a local hub runs, as hubComponents
+// starts them, and the machine API every workload cluster gets.
+func hubComponentRecords() []ComponentRecord {
+	return []ComponentRecord{
+		{Name: "hub", Implementation: local.BackendName + " (kube-apiserver, kube-controller-manager " + binaries.KubernetesVersion + ", etcd " + binaries.EtcdVersion + ")"},
+		{Name: "capi-core", Implementation: "sigs.k8s.io/cluster-api", Version: moduleVersion("sigs.k8s.io/cluster-api")},
+		{Name: "infra", Implementation: ownCAPM3},
+		{Name: "bootstrap", Implementation: ownProviders + " (OpenshiftAssistedConfig)"},
+		{Name: "control-plane", Implementation: ownProviders + " (OpenshiftAssistedControlPlane)"},
+		{Name: "bmo", Implementation: ownBMO},
+		{Name: "assisted", Implementation: ownAssisted},
+		{Name: "machine-api", Implementation: "github.com/openshift/machine-api-operator", Version: moduleVersion("github.com/openshift/machine-api-operator")},
+		{Name: "mapi-actuator", Implementation: ownActuator},
+		{Name: "bmc", Implementation: ownBMC},
+	}
+}
+
+// moduleVersion is the version of a module linked into this binary (its
+// replacement's, when replaced), or "unknown".
+func moduleVersion(path string) string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	for _, m := range info.Deps {
+		if m.Path != path {
+			continue
+		}
+		if m.Replace != nil {
+			return m.Replace.Version
+		}
+		return m.Version
+	}
+	return "unknown"
+}
+
+// writeComponents records what the lab runs in its state directory.
+func writeComponents(stateDir string, records []ComponentRecord) error {
+	sort.Slice(records, func(i, j int) bool { return records[i].Name < records[j].Name })
+	raw, err := json.MarshalIndent(records, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode lab components: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(stateDir, componentsFile), raw, 0o600); err != nil {
+		return fmt.Errorf("write lab components: %w", err)
+	}
+	return nil
+}
+
+// ReadComponents returns what a lab recorded it runs.
+func ReadComponents(stateDir string) ([]ComponentRecord, error) {
+	raw, err := os.ReadFile(filepath.Join(stateDir, componentsFile))
+	if err != nil {
+		return nil, fmt.Errorf("read lab components: %w", err)
+	}
+	var out []ComponentRecord
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, fmt.Errorf("decode lab components %s: %w", filepath.Join(stateDir, componentsFile), err)
+	}
+	return out, nil
+}

@@ -1,0 +1,63 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+
+	"github.com/paritylab/paritylab/framework"
+	"github.com/paritylab/paritylab/lab/redfish"
+	"github.com/paritylab/paritylab/results"
+)
+
+// bmcOperations reads, from the lab's Redfish emulator's own operation
+// log, what each host's BMC was asked to do since the flow started. A
+// host is found by its boot MAC among the lab's hosts (the same server
+// may have a BareMetalHost on the hub and a copy in the spoke; the copy
+// has no BMC address but the same MAC).
+func bmcOperations(ctx context.Context, l *framework.Lab, host *bmov1alpha1.BareMetalHost, since time.Time) ([]results.BMCOperation, error) {
+	inv := l.Inventory
+	if inv == nil || inv.BMC == "" {
+		return nil, fmt.Errorf("the lab has no BMC emulator")
+	}
+	system := ""
+	for _, h := range inv.Hosts {
+		if strings.EqualFold(h.MAC, host.Spec.BootMACAddress) && h.MAC != "" {
+			system = h.UUID
+		}
+	}
+	if system == "" {
+		return nil, fmt.Errorf("no lab host has boot MAC %s (host %s)", host.Spec.BootMACAddress, host.Name)
+	}
+	user, pass, err := bmcCredentials(inv.CredentialsFile)
+	if err != nil {
+		return nil, err
+	}
+	ops, err := redfish.FetchOperations(ctx, redfish.FetchOperationsInput{URL: inv.BMC, SystemID: system,
+		Username: user, Password: pass, Since: since})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]results.BMCOperation, 0, len(ops))
+	for _, op := range ops {
+		out = append(out, results.BMCOperation{At: op.At.UTC(), Operation: op.Operation})
+	}
+	return out, nil
+}
+
+// bmcCredentials reads the lab's "user:password" BMC credentials file.
+func bmcCredentials(path string) (string, string, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return "", "", fmt.Errorf("read the lab's BMC credentials: %w", err)
+	}
+	user, pass, ok := strings.Cut(strings.TrimSpace(string(raw)), ":")
+	if !ok {
+		return "", "", fmt.Errorf("the lab's BMC credentials file %s is not user:password", path)
+	}
+	return user, pass, nil
+}
