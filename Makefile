@@ -12,7 +12,9 @@ CACHE_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/paritylab
 export PARITYLAB_BIN_DIR ?= $(CACHE_DIR)/bin
 # controller-runtime envtest (provider tests) finds the binaries here.
 export KUBEBUILDER_ASSETS ?= $(abspath $(PARITYLAB_BIN_DIR)/..)/kubebuilder-assets/$(shell awk '$$1 == "k8s.io/kubernetes" { print $$2 }' lab/binaries/modules/kube/go.mod)
-ARTIFACTS ?= $(CURDIR)/_artifacts
+# Where results land: $ARTIFACTS (Prow), else $ARTIFACT_DIR (OpenShift CI),
+# else _artifacts/. Made absolute: the suites run in their package dirs.
+override ARTIFACTS := $(abspath $(or $(ARTIFACTS),$(ARTIFACT_DIR),$(CURDIR)/_artifacts))
 export ARTIFACTS
 
 CONTROLLER_GEN_VERSION := $(shell awk '$$1 == "sigs.k8s.io/controller-tools" { print $$2 }' ci/tools/go.mod)
@@ -30,6 +32,8 @@ E2E_SUITE ?= ./suites/parity
 E2E_LABEL_FILTER ?=
 E2E_TIMEOUT ?= 45m
 E2E_CONFIG ?= $(CURDIR)/ci/e2e/local.yaml
+# How many runs `make e2e-parity-soak` makes.
+N ?= 5
 
 ##@ Set-up
 
@@ -78,10 +82,31 @@ test: deps ## Unit and integration tests (integration runs real kube-apiserver/e
 	go test $(GO_TEST_FLAGS) $(TEST_PACKAGES)
 
 .PHONY: e2e-parity
-e2e-parity: deps ## Run the parity scenarios on the local profile; JUnit, the report and logs land in $(ARTIFACTS).
+e2e-parity: deps ## Run the parity scenarios on the local profile; JUnit, the report and logs land in $(ARTIFACTS); ends with the summary table.
+	@$(MAKE) --no-print-directory e2e-parity-run
+
+# e2e-parity-run is e2e-parity without deps; e2e-parity-soak runs it once
+# per run. It keeps ginkgo's exit status and prints the suite's summary.txt
+# last, so that the table and the report's path end the output whatever
+# ginkgo printed before; the summary of an earlier run is removed first.
+.PHONY: e2e-parity-run
+e2e-parity-run:
 	@mkdir -p $(ARTIFACTS)
+	@rm -f $(ARTIFACTS)/summary.txt $(ARTIFACTS)/verdict.json
+	@echo "==> ginkgo run $(E2E_SUITE)$(if $(E2E_LABEL_FILTER), (label filter $(E2E_LABEL_FILTER))), artifacts in $(ARTIFACTS)"
+	@status=0; \
 	$(GINKGO) run -v --timeout=$(E2E_TIMEOUT) --junit-report=junit.e2e.xml --output-dir=$(ARTIFACTS) \
-		$(if $(E2E_LABEL_FILTER),--label-filter='$(E2E_LABEL_FILTER)') $(E2E_SUITE) -- -e2e.config=$(E2E_CONFIG) -e2e.artifacts-folder=$(ARTIFACTS)
+		$(if $(E2E_LABEL_FILTER),--label-filter='$(E2E_LABEL_FILTER)') $(E2E_SUITE) -- -e2e.config=$(E2E_CONFIG) -e2e.artifacts-folder=$(ARTIFACTS) \
+		|| status=$$?; \
+	echo; \
+	if [[ -f $(ARTIFACTS)/summary.txt ]]; then cat $(ARTIFACTS)/summary.txt; \
+	else echo "No parity summary: the suite stopped (ginkgo exit status $$status) before it wrote $(ARTIFACTS)/summary.txt."; \
+		echo "Logs: $(ARTIFACTS)/lab-logs/lab.log (the lab's steps), $(ARTIFACTS)/junit.e2e.xml (the specs)"; fi; \
+	exit $$status
+
+.PHONY: e2e-parity-soak
+e2e-parity-soak: deps ## Run the parity suite N times (N=5), each on a lab of its own, into $(ARTIFACTS)/soak/run-<i>; prints each run and the flake count.
+	@MAKE="$(MAKE)" ci/scripts/soak.sh $(N) $(ARTIFACTS)/soak
 
 .PHONY: e2e-lab
 e2e-lab: deps ## Run the lab self-test suite (hosts, Redfish, assisted, both machine APIs, CLI teardown); JUnit into $(ARTIFACTS)/lab.

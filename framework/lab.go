@@ -47,8 +47,13 @@ type UpInput struct {
 	// Hosts is how many hosts the lab has, all of Host's hardware.
 	Hosts int
 	Host  machines.HostSpec
-	// Logger receives the lab's progress. Default discard.
+	// Logger receives the lab's structured log. Default a JSON log file,
+	// LabLogFile(ArtifactsDir).
 	Logger logr.Logger
+	// Progress hears about each step of bringing the lab up and tearing
+	// it down, for people watching (e.g. progress.NewLines); bringing up
+	// many hosts takes minutes. Default none.
+	Progress lab.Progress
 	// StateDir is where the lab keeps its state (it must not exist yet);
 	// default a new temp dir. TearDown removes it.
 	StateDir string
@@ -64,8 +69,8 @@ func BringUp(ctx context.Context, in UpInput) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	logDir := filepath.Join(in.ArtifactsDir, "lab-logs")
-	l, err := lab.Up(ctx, lab.Options{StateDir: stateDir, LogDir: logDir, Hosts: in.Hosts, Host: in.Host, Logger: in.Logger})
+	logDir := LabLogDir(in.ArtifactsDir)
+	l, err := lab.Up(ctx, lab.Options{StateDir: stateDir, LogDir: logDir, Hosts: in.Hosts, Host: in.Host, Logger: in.Logger, Progress: in.Progress})
 	if err != nil {
 		os.RemoveAll(stateDir)
 		return nil, err
@@ -77,6 +82,13 @@ func BringUp(ctx context.Context, in UpInput) ([]byte, error) {
 	}
 	return json.Marshal(info)
 }
+
+// LabLogDir is where BringUp's lab writes its logs under an artifacts dir.
+func LabLogDir(artifactsDir string) string { return filepath.Join(artifactsDir, "lab-logs") }
+
+// LabLogFile is the lab's own log of its steps, the one to follow while
+// the lab comes up.
+func LabLogFile(artifactsDir string) string { return filepath.Join(LabLogDir(artifactsDir), "lab.log") }
 
 func newStateDir(dir string) (string, error) {
 	if dir == "" {

@@ -69,9 +69,6 @@ func Up(ctx context.Context, opts Options) (*Lab, error) {
 	if err := opts.defaults(); err != nil {
 		return nil, err
 	}
-	if opts.Profile == ProfileKind {
-		return nil, errKindProfile
-	}
 	l := &Lab{opts: opts, runID: newRunID()}
 	for _, s := range l.steps() {
 		if err := l.run(ctx, s); err != nil {
@@ -83,11 +80,6 @@ func Up(ctx context.Context, opts Options) (*Lab, error) {
 	}
 	return l, nil
 }
-
-// errKindProfile: the kind hub backend exists (lab/hub/kind), but putting
-// Cluster API and the providers into a kind cluster takes clusterctl and
-// released provider images, which this lab does not deploy yet.
-var errKindProfile = errors.New("profile kind: the kind hub backend exists, but deploying Cluster API and the providers into it (clusterctl) is not implemented yet; use the local profile")
 
 func (l *Lab) steps() []step {
 	steps := []step{

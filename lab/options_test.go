@@ -48,10 +48,10 @@ func TestOptionsDefaults(t *testing.T) {
 		},
 		{
 			name:        "relative state dir",
-			in:          Options{StateDir: "rel/state", Profile: ProfileKind},
+			in:          Options{StateDir: "rel/state", Profile: ProfileLocal},
 			wantState:   filepath.Join(cwd, "rel", "state"),
 			wantLogDir:  filepath.Join(cwd, "rel", "state", "logs"),
-			wantProfile: ProfileKind,
+			wantProfile: ProfileLocal,
 		},
 		{
 			name:        "explicit log dir kept",
@@ -87,6 +87,49 @@ func TestOptionsDefaults(t *testing.T) {
 				t.Error("defaults() left Progress nil")
 			}
 		})
+	}
+}
+
+// TestOptionsValidate covers what `paritylab lab up` checks before it
+// detaches a supervisor: every problem is reported, not only the first.
+func TestOptionsValidate(t *testing.T) {
+	cases := []struct {
+		name    string
+		in      Options
+		wantErr []string // empty: valid
+	}{
+		{name: "zero but the state dir", in: Options{StateDir: "s"}},
+		{name: "forced accel and sized hosts", in: Options{StateDir: "s", Profile: ProfileLocal, Hosts: 2, Accel: "tcg", HostSizes: map[int]machines.HostSpec{1: {VCPUs: 8}}}},
+		{name: "kind", in: Options{StateDir: "s", Profile: ProfileKind}, wantErr: []string{"profile kind", "not implemented"}},
+		{name: "negative hosts", in: Options{StateDir: "s", Hosts: -1}, wantErr: []string{"-1 hosts", "cannot be negative"}},
+		{name: "unknown accel", in: Options{StateDir: "s", Accel: "hvf"}, wantErr: []string{`unknown accel "hvf"`, `"kvm"`, `"tcg"`}},
+		{
+			name:    "everything wrong at once",
+			in:      Options{Profile: "vagrant", Hosts: -2, Accel: "xen", HostSizes: map[int]machines.HostSpec{3: {}}},
+			wantErr: []string{"StateDir is required", `unknown profile "vagrant"`, "-2 hosts", "HostSizes names host 3", `unknown accel "xen"`},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.in.Validate()
+			if len(c.wantErr) == 0 {
+				if err != nil {
+					t.Fatalf("Validate() = %v, want nil", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("Validate() = nil, want an error")
+			}
+			for _, w := range c.wantErr {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %s", err, w)
+				}
+			}
+		})
+	}
+	if err := (Options{StateDir: "s", Profile: ProfileKind}).Validate(); !errors.Is(err, errKindProfile) {
+		t.Errorf("kind: Validate() = %v, want errKindProfile", err)
 	}
 }
 

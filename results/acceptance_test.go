@@ -33,7 +33,7 @@ func acceptanceReport(t testing.TB, reg *Registry) *Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Build(pairs, reg, Options{})
+	return mustBuild(t, pairs, reg, DefaultOptions())
 }
 
 func TestAcceptanceOneKnownOneUnknownDifference(t *testing.T) {
@@ -107,14 +107,14 @@ func TestAcceptanceReportsShowBoth(t *testing.T) {
 
 func TestStaleEntryIsReported(t *testing.T) {
 	stale := &Entry{
-		ID: "labels-differ", Summary: "node labels differ", Aspect: "nodes/labels",
+		ID: "labels-differ", Summary: "node labels differ", Aspect: "nodes/labels", MAPI: []string{`kubernetes\.io/os=linux`},
 		Explanation: "they used to", Upstream: []Reference{{URL: "https://example.invalid/doc"}},
 	}
 	if err := stale.compile(); err != nil {
 		t.Fatal(err)
 	}
 	idle := &Entry{
-		ID: "remediation-only", Summary: "not run here", Scenarios: []string{"remediation"}, Aspect: "nodes/labels",
+		ID: "remediation-only", Summary: "not run here", Scenarios: []string{"remediation"}, Aspect: "nodes/labels", MAPI: []string{`example\.com/remediated=true`},
 		Explanation: "x", Upstream: []Reference{{URL: "https://example.invalid/doc"}},
 	}
 	if err := idle.compile(); err != nil {

@@ -1,7 +1,6 @@
 package results
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -22,21 +21,25 @@ type Aspect struct {
 }
 
 // Aspect areas, in report order.
-var areaOrder = []string{"outcome", "fixture", "objects", "nodes", "hosts", "durations", "events", "errors"}
+var areaOrder = []string{"outcome", "fixture", "milestones", "objects", "nodes", "hosts", "durations", "events", "errors"}
 
 // Aspects normalises o into its comparable aspects, sorted by area and name.
-// It does not change o.
+// It does not change o, and gives the same aspects whatever the order of
+// o's unordered lists.
 func Aspects(o *Observation) []Aspect {
 	s := newScrubber(o)
 	as := []Aspect{
-		{Name: "outcome", Lines: []string{string(o.Outcome)}},
-		fixtureAspect(o.Fixture, s),
+		{Name: outcomeAspect, Lines: []string{orNone(string(o.Outcome))}},
+		fixtureAspect(o, s),
 	}
-	as = append(as, objectAspects(o.Objects, s)...)
+	as = append(as, milestoneAspects(o)...)
+	as = append(as, objectAspects(o, s)...)
 	as = append(as, nodeAspects(o.Nodes, s)...)
+	as = append(as, nodeIdentityAspects(o)...)
 	as = append(as, hostAspects(o.Hosts, s)...)
 	as = append(as, durationAspects(o)...)
-	as = append(as, warningAspect(o.Events, s), errorAspect(o.Errors, s))
+	as = append(as, eventAspects(o.Events, s)...)
+	as = append(as, errorAspect(o.Errors, s))
 	for i := range as {
 		sort.Strings(as[i].Lines)
 	}
@@ -67,62 +70,16 @@ func sortAspects(as []Aspect) {
 	sort.SliceStable(as, func(i, j int) bool { return aspectLess(as[i].Name, as[j].Name) })
 }
 
-func fixtureAspect(f Fixture, s *scrubber) Aspect {
-	lines := []string{"fixture " + f.Name}
-	for _, h := range f.Hosts {
-		lines = append(lines, "host "+hardwareLine(h.Hardware))
-	}
-	for _, k := range sortedKeys(f.Versions) {
-		lines = append(lines, "version "+k+"="+f.Versions[k])
-	}
-	for _, k := range sortedKeys(f.Shape) {
-		lines = append(lines, fmt.Sprintf("shape %s=%d", k, f.Shape[k]))
-	}
-	for i := range lines {
-		lines[i] = s.scrub(lines[i])
-	}
-	return Aspect{Name: "fixture", Lines: lines}
+// eventAspects are the sets of "role: reason" of Warning and of Normal
+// events: which events the controllers raise, not how often or when.
+func eventAspects(events []Event, s *scrubber) []Aspect {
+	return []Aspect{eventAspect("events/warnings", "Warning", events, s), eventAspect("events/normal", "Normal", events, s)}
 }
 
-func hardwareLine(hw Hardware) string {
-	disks := make([]string, 0, len(hw.Disks))
-	for _, d := range hw.Disks {
-		disks = append(disks, fmt.Sprintf("%dGiB", d.SizeGiB))
-	}
-	sort.Strings(disks)
-	arch := hw.Arch
-	if arch == "" {
-		arch = "unknown"
-	}
-	return fmt.Sprintf("arch=%s cpus=%d memoryMiB=%d disks=[%s] nics=%d",
-		arch, hw.CPUs, hw.MemoryMiB, strings.Join(disks, " "), len(hw.NICs))
-}
-
-func durationAspects(o *Observation) []Aspect {
-	as := []Aspect{durationAspect("durations/total", o.FinishedAt.Sub(o.StartedAt))}
-	for _, p := range o.Phases() {
-		as = append(as, durationAspect("durations/"+p.Name, p.Duration()))
-	}
-	return as
-}
-
-func durationAspect(name string, d time.Duration) Aspect {
-	return Aspect{Name: name, Lines: []string{formatDuration(d)}, Duration: &d}
-}
-
-// formatDuration rounds d for people: to the second above a minute, to the
-// millisecond below.
-func formatDuration(d time.Duration) string {
-	if d >= time.Minute || d <= -time.Minute {
-		return d.Round(time.Second).String()
-	}
-	return d.Round(time.Millisecond).String()
-}
-
-func warningAspect(events []Event, s *scrubber) Aspect {
+func eventAspect(name, typ string, events []Event, s *scrubber) Aspect {
 	set := map[string]bool{}
 	for _, e := range events {
-		if e.Type != "Warning" {
+		if e.Type != typ {
 			continue
 		}
 		line := e.Reason
@@ -131,7 +88,7 @@ func warningAspect(events []Event, s *scrubber) Aspect {
 		}
 		set[s.scrub(line)] = true
 	}
-	return Aspect{Name: "events/warnings", Lines: sortedKeys(set)}
+	return Aspect{Name: name, Lines: sortedKeys(set)}
 }
 
 func errorAspect(errs []Error, s *scrubber) Aspect {

@@ -27,7 +27,35 @@ func hostAspects(hosts []Host, s *scrubber) []Aspect {
 	if len(annotations) > 0 {
 		as = append(as, Aspect{Name: "hosts/annotations", Lines: annotations})
 	}
+	if bmc := bmcLines(hosts, s); len(bmc) > 0 {
+		as = append(as, Aspect{Name: "hosts/bmc", Lines: bmc})
+	}
 	return as
+}
+
+// bmcLines is what each host's BMC was asked to do, with repeats
+// collapsed, e.g. "media:insert → boot:Cd/Once → power:On"; hosts whose
+// BMC did nothing have no line. Interchangeable hosts count as the
+// transitions between consecutive operations they made together, like
+// Interchangeable objects' phases.
+func bmcLines(hosts []Host, s *scrubber) []string {
+	var lines []string
+	var pooled [][]string
+	for _, h := range hosts {
+		ops := make([]string, 0, len(h.BMC))
+		for _, op := range h.BMC {
+			ops = append(ops, s.scrub(op.Operation))
+		}
+		seq := collapseRepeats(ops)
+		switch {
+		case len(seq) == 0:
+		case h.Interchangeable:
+			pooled = append(pooled, seq)
+		default:
+			lines = append(lines, strings.Join(seq, " → "))
+		}
+	}
+	return append(lines, transitionLines(pooled)...)
 }
 
 func hostState(h Host) string {

@@ -2,7 +2,6 @@ package results
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"time"
 )
@@ -16,38 +15,10 @@ const (
 	Parity Verdict = "Parity"
 	// KnownDivergence: the flows differ in a way the registry explains.
 	KnownDivergence Verdict = "KnownDivergence"
-	// Regression: the flows differ in a way nobody has explained.
+	// Regression: the flows differ in a way nobody has explained, or a
+	// flow did not succeed.
 	Regression Verdict = "Regression"
 )
-
-// Default duration tolerance (see Options).
-const (
-	DefaultDurationRatio = 1.5
-	DefaultDurationSlack = 30 * time.Second
-)
-
-// Options tune Compare. The zero value uses the defaults.
-type Options struct {
-	// DurationRatio is the largest ratio of the slower to the faster flow's
-	// duration that still counts as parity. Default DefaultDurationRatio.
-	DurationRatio float64
-	// DurationSlack is a difference in duration that counts as parity
-	// whatever the ratio, so short phases do not flap. Default
-	// DefaultDurationSlack.
-	DurationSlack time.Duration
-	// AllowStale reports stale registry entries without failing the run.
-	AllowStale bool
-}
-
-func (o Options) withDefaults() Options {
-	if o.DurationRatio <= 1 {
-		o.DurationRatio = DefaultDurationRatio
-	}
-	if o.DurationSlack <= 0 {
-		o.DurationSlack = DefaultDurationSlack
-	}
-	return o
-}
 
 // AspectResult is the verdict on one aspect of a paired scenario.
 type AspectResult struct {
@@ -59,6 +30,9 @@ type AspectResult struct {
 	MAPI, CAPI []string
 	// MAPIAbsent and CAPIAbsent say a flow did not produce the aspect at all.
 	MAPIAbsent, CAPIAbsent bool
+	// MAPIDuration and CAPIDuration are each flow's duration, on duration
+	// aspects only.
+	MAPIDuration, CAPIDuration *time.Duration
 	// OnlyMAPI and OnlyCAPI are the lines that differ.
 	OnlyMAPI, OnlyCAPI []string
 	// UnexplainedMAPI and UnexplainedCAPI are the differing lines no
@@ -66,7 +40,12 @@ type AspectResult struct {
 	UnexplainedMAPI, UnexplainedCAPI []string
 	// Known are the registry entries that explain (some of) the difference.
 	Known []*Entry
-	// Note says more, e.g. the ratio of two durations.
+	// Miscounted are the entries whose lines matched but whose MAPI and
+	// CAPI line counts differ (see Entry.CountsDiffer); their lines stay
+	// unexplained and Note says so.
+	Miscounted []*Entry
+	// Note says more: which flow failed, the ratio of two durations, an
+	// entry's line counts, an aspect present on one side only.
 	Note string
 }
 
@@ -106,25 +85,31 @@ func (s ScenarioResult) Aspect(name string) (AspectResult, bool) {
 }
 
 // Compare diffs the two flows of a scenario aspect by aspect and classifies
-// each difference with reg (nil: no known divergences).
-func Compare(p Pair, reg *Registry, opts Options) ScenarioResult {
+// each difference with reg (nil: no known divergences). Options out of
+// range are an error.
+func Compare(p Pair, reg *Registry, opts Options) (ScenarioResult, error) {
+	if err := opts.Validate(); err != nil {
+		return ScenarioResult{}, fmt.Errorf("compare %s: %w", p.Scenario, err)
+	}
 	res := ScenarioResult{Scenario: p.Scenario, MAPI: p.MAPI, CAPI: p.CAPI}
 	if p.MAPI == nil || p.CAPI == nil {
 		res.Aspects = []AspectResult{missingFlow(p)}
-		return res
+		return res, nil
 	}
-	opts = opts.withDefaults()
 	m, c := aspectMap(Aspects(p.MAPI)), aspectMap(Aspects(p.CAPI))
 	for _, name := range unionNames(m, c) {
 		ar := compareAspect(name, m[name], c[name], opts)
+		if name == outcomeAspect {
+			gateOutcome(&ar, p)
+		}
 		reg.classify(p.Scenario, &ar)
 		res.Aspects = append(res.Aspects, ar)
 	}
-	return res
+	return res, nil
 }
 
 func missingFlow(p Pair) AspectResult {
-	ar := AspectResult{Aspect: "observation", Verdict: Regression}
+	ar := AspectResult{Aspect: observationAspect, Verdict: Regression}
 	present, missing := p.MAPI, FlowCAPI
 	if p.MAPI == nil {
 		present, missing = p.CAPI, FlowMAPI
@@ -159,13 +144,13 @@ func unionNames(a, b map[string]*Aspect) []string {
 func compareAspect(name string, m, c *Aspect, opts Options) AspectResult {
 	ar := AspectResult{Aspect: name, Verdict: Parity, MAPIAbsent: m == nil, CAPIAbsent: c == nil}
 	if m != nil {
-		ar.MAPI = m.Lines
+		ar.MAPI, ar.MAPIDuration = m.Lines, m.Duration
 	}
 	if c != nil {
-		ar.CAPI = c.Lines
+		ar.CAPI, ar.CAPIDuration = c.Lines, c.Duration
 	}
-	if m != nil && c != nil && m.Duration != nil && c.Duration != nil {
-		differ, note := compareDurations(*m.Duration, *c.Duration, opts)
+	if ar.MAPIDuration != nil && ar.CAPIDuration != nil {
+		differ, note := compareDurations(*ar.MAPIDuration, *ar.CAPIDuration, opts)
 		ar.Note = note
 		if differ {
 			ar.OnlyMAPI, ar.OnlyCAPI = m.Lines, c.Lines
@@ -177,25 +162,18 @@ func compareAspect(name string, m, c *Aspect, opts Options) AspectResult {
 	if len(ar.OnlyMAPI)+len(ar.OnlyCAPI) > 0 || ar.MAPIAbsent != ar.CAPIAbsent {
 		ar.Verdict = Regression
 	}
+	if ar.MAPIAbsent != ar.CAPIAbsent {
+		ar.Note = presenceNote(ar)
+	}
 	return ar
 }
 
-// compareDurations tells whether two durations differ beyond the tolerance.
-func compareDurations(m, c time.Duration, opts Options) (bool, string) {
-	delta := c - m
-	if delta < 0 {
-		delta = -delta
+func presenceNote(ar AspectResult) string {
+	present := FlowMAPI
+	if ar.MAPIAbsent {
+		present = FlowCAPI
 	}
-	tol := fmt.Sprintf("tolerance %.2f× or ±%s", opts.DurationRatio, opts.DurationSlack)
-	if m <= 0 || c <= 0 {
-		return delta > opts.DurationSlack, "one flow took no time; " + tol
-	}
-	ratio := float64(c) / float64(m)
-	note := fmt.Sprintf("CAPI/MAPI = %.2f×; %s", ratio, tol)
-	if delta <= opts.DurationSlack {
-		return false, note
-	}
-	return math.Max(ratio, 1/ratio) > opts.DurationRatio, note
+	return fmt.Sprintf("%s exists under %s only", ar.Aspect, flowTitle(present))
 }
 
 // multisetDiff returns the lines of a not in b and of b not in a, counting

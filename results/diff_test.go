@@ -17,7 +17,7 @@ func TestMultisetDiffCountsRepeats(t *testing.T) {
 }
 
 func TestCompareDurations(t *testing.T) {
-	opts := Options{}.withDefaults()
+	opts := DefaultOptions()
 	for _, tc := range []struct {
 		m, c   time.Duration
 		differ bool
@@ -39,7 +39,7 @@ func TestCompareDurations(t *testing.T) {
 func TestCompareClassifiesEveryAspect(t *testing.T) {
 	m := readObservation(t, "testdata/acceptance/scale-sample.mapi.json")
 	c := readObservation(t, "testdata/acceptance/scale-sample.capi.json")
-	res := Compare(Pair{Scenario: m.Scenario, MAPI: m, CAPI: c}, acceptanceRegistry(t), Options{})
+	res := mustCompare(t, Pair{Scenario: m.Scenario, MAPI: m, CAPI: c}, acceptanceRegistry(t), DefaultOptions())
 	if res.Count(Parity)+res.Count(KnownDivergence)+res.Count(Regression) != len(res.Aspects) {
 		t.Fatal("an aspect without a verdict")
 	}
@@ -58,7 +58,7 @@ func TestCompareSlowFlowIsARegression(t *testing.T) {
 	c.Flow = FlowCAPI
 	slow := c.Phases()[0].Start.Add(20 * time.Minute)
 	c.Milestones[0].ReachedAt = &slow
-	res := Compare(Pair{Scenario: m.Scenario, MAPI: m, CAPI: c}, nil, Options{})
+	res := mustCompare(t, Pair{Scenario: m.Scenario, MAPI: m, CAPI: c}, nil, DefaultOptions())
 	a, _ := res.Aspect("durations/scale-up")
 	if a.Verdict != Regression || !strings.Contains(a.Note, "CAPI/MAPI = 5.00×") {
 		t.Fatalf("got %+v", a)
@@ -70,7 +70,7 @@ func TestCompareSlowFlowIsARegression(t *testing.T) {
 
 func TestCompareMissingFlow(t *testing.T) {
 	m := readObservation(t, "testdata/acceptance/scale-sample.mapi.json")
-	res := Compare(Pair{Scenario: m.Scenario, MAPI: m}, nil, Options{})
+	res := mustCompare(t, Pair{Scenario: m.Scenario, MAPI: m}, nil, DefaultOptions())
 	if len(res.Aspects) != 1 || res.Aspects[0].Verdict != Regression || !strings.Contains(res.Aspects[0].Note, "CAPI flow left no observation") {
 		t.Fatalf("got %+v", res.Aspects)
 	}
@@ -79,11 +79,12 @@ func TestCompareMissingFlow(t *testing.T) {
 func TestRegistryPatternsExplainOnlyTheirLines(t *testing.T) {
 	reg, err := ParseRegistry([]byte(`
 apiVersion: paritylab.io/known-divergences/v1
+scenarios: [any]
 divergences:
 - id: custom-labels
   summary: custom labels reach MAPI nodes only
   aspect: nodes/labels
-  mapi: ['.*']
+  mapi: ['example\.com/[a-z]+(=.*)?', 'node-role\.kubernetes\.io/[a-z]+']
   except: ['node-role\.kubernetes\.io/.*']
   explanation: test
   upstream: [{url: "https://example.invalid"}]

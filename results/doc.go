@@ -3,24 +3,51 @@
 //
 // A scenario driver fills an Observation (observation.go): which backend
 // implemented each component, the fixture it ran on, object timelines,
-// nodes, hosts, phase durations, events and errors. Observations are JSON
+// nodes, hosts, milestones, events and errors. Observations are JSON
 // documents with a versioned schema (SchemaVersion, observation.schema.json).
 //
 // Aspects (aspects*.go) normalise one Observation into comparable facts:
 // names, UIDs, addresses and timestamps are removed, providerIDs are reduced
 // to their scheme, labels are normalised, durations are kept for ratio
-// comparison. Compare (diff.go) classifies every aspect of a MAPI/CAPI pair as
-// Parity, KnownDivergence or Regression against the known-divergence
-// Registry (registry.go, known-divergences.yaml); a registry entry that
-// explains no difference of a run it was exercised by is reported as stale.
+// comparison. Besides the final state of nodes and hosts they cover each
+// object's final condition statuses and reasons (live or deleted), the
+// machine↔Node link through the providerID, a set's settled replica series,
+// whether hosts were given shared or their own images and user data, Node
+// identities (joined, kept, recreated, removed), BMC operations, Normal and
+// Warning event reasons, the hardware the hosts reported and the durations
+// between milestones. Objects a flow picked from a pool at random
+// (Interchangeable) are compared by the transitions they made together.
+//
+// Compare (diff.go) classifies every aspect of a MAPI/CAPI pair as Parity,
+// KnownDivergence or Regression. A flow that did not succeed makes the
+// outcome aspect a Regression, also when both flows failed alike, and the
+// scenario fails. Durations are judged by a tolerance (Options, which must
+// be valid: Build and Compare return an error otherwise); different
+// milestone plans, and a milestone only one flow reached, are
+// regressions. Every other difference is a Regression unless the
+// known-divergence Registry (registry*.go, known-divergences.yaml) explains
+// each differing line and, when the aspect exists on one side only, says
+// so (presentIn). An entry that explains lines of both flows pairs them
+// one to one unless it says why the counts differ (countsDiffer). The
+// loader rejects entries broader than the behaviour they name
+// (registry_rules.go): entries without patterns, catch-all patterns,
+// condition entries that accept an unhealthy live state
+// (registry_polarity.go), host states with an open operational, power or
+// online value, entries for scenarios the registry does not declare, and
+// entries for outcome, milestones or durations. A registry entry that
+// explains no difference of a run it was exercised by is reported as
+// stale. Entries for scenarios that do not exist yet wait in
+// catalogue/pending-divergences.yaml, which the loader does not read.
 //
 // Drivers record what both flows share under the same words: object roles
 // (machine, machine-set, host, cluster-install, clusterversion, ...) name
-// the part an object plays whatever its kind, phase names are the same in
-// both flows, and a role's Properties use the same keys (the registry
+// the part an object plays whatever its kind, milestones are declared once
+// for both flows, and a role's Properties use the same keys (the registry
 // relies on e.g. deletion.selectedBy=delete-annotation|policy for the
 // Machine a scale-down removed). Anything recorded is shown; only what has
-// a role, and the nodes, hosts, phases, warnings and errors, is diffed.
+// a role, and the nodes, hosts, milestones, events and errors, is diffed.
+// Objects of role node are Node identity records: they make nodes/identity
+// and resolve machine links, and have no objects/node aspects.
 //
 // A Report renders as JUnit XML for Prow and Jenkins (junit.go), a Markdown
 // summary (markdown.go) and a self-contained HTML page (html.go).

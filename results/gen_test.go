@@ -64,6 +64,23 @@ func (id *identities) mac(key string) string {
 	})
 }
 
+// infraID is an OpenShift infrastructure ID derived from the cluster's
+// name: <cluster>-<5 hex>, the hex drawn half of the time from the digits
+// that are also generateName characters, so that it looks like a suffix.
+func (id *identities) infraID() string {
+	return id.lazy("infra-id", func() string {
+		hex := "0123456789abcdef"
+		if id.r.Intn(2) == 0 {
+			hex = "bcdf2456789"
+		}
+		b := make([]byte, 5)
+		for i := range b {
+			b[i] = hex[id.r.Intn(len(hex))]
+		}
+		return id.name("cluster") + "-" + string(b)
+	})
+}
+
 func (id *identities) lazy(key string, mk func() string) string {
 	if v, ok := id.names[key]; ok {
 		return v
@@ -84,9 +101,10 @@ func genObservation(seed int64, id *identities, base time.Time, shuffle bool) *O
 	o := &Observation{
 		SchemaVersion: SchemaVersion, Scenario: pick(r, "day1", "day2-scale"), Flow: pick(r, FlowMAPI, FlowCAPI),
 		RunID: id.name("run"), Cluster: id.name("cluster"), StartedAt: at(0), FinishedAt: at(600 + r.Intn(900)),
-		Outcome:  pick(r, OutcomeSucceeded, OutcomeFailed),
-		Backends: map[string]string{"hub": "local", "infra": pick(r, "lab-metal3", "capm3")},
-		Fixture:  Fixture{Name: "fixture-a", Versions: map[string]string{"openshift": "4.17.3"}, Shape: map[string]int{"workers": 2}},
+		Outcome:     pick(r, OutcomeSucceeded, OutcomeFailed),
+		Backends:    map[string]string{"hub": "local", "infra": pick(r, "lab-metal3", "capm3")},
+		Fixture:     Fixture{Name: "fixture-a", Versions: map[string]string{"openshift": "4.17.3"}, Shape: map[string]int{"workers": 2}},
+		Identifiers: []Identifier{{Kind: "infra-id", Value: id.infraID()}},
 	}
 	g := &gen{r: r, id: id, at: at, o: o, ns: id.name("namespace")}
 	for i := 0; i < 1+r.Intn(4); i++ {
@@ -137,7 +155,7 @@ func (g *gen) host(i int) {
 	})
 	if g.r.Intn(3) == 0 {
 		g.o.Errors = append(g.o.Errors, Error{Source: "driver", At: g.at(70),
-			Message: fmt.Sprintf("node %s.lab.local at %s did not answer before %s", g.id.name(nk), g.id.ip(nk), g.at(70).Format(time.RFC3339Nano))})
+			Message: fmt.Sprintf("node %s.lab.local at %s of %s did not answer before %s", g.id.name(nk), g.id.ip(nk), g.id.infraID(), g.at(70).Format(time.RFC3339Nano))})
 	}
 }
 
@@ -152,7 +170,9 @@ func (g *gen) machine(mk, hk string) Object {
 			{Type: "Ready", Status: "True", At: g.at(61)},
 		},
 		Annotations: map[string]string{"metal3.io/BareMetalHost": g.ns + "/" + g.id.name(hk)},
-		Properties:  map[string]string{"nodeRef": g.id.name(mk), "deletion.selectedBy": pick(g.r, "policy", "delete-annotation")},
+		Labels: map[string]string{"machine.openshift.io/cluster-api-cluster": g.id.infraID(),
+			"example.com/machineset": g.id.infraID() + "-" + pick(g.r, "worker-0", "scale")},
+		Properties: map[string]string{"nodeRef": g.id.name(mk), "deletion.selectedBy": pick(g.r, "policy", "delete-annotation")},
 	}
 	if g.r.Intn(3) == 0 {
 		d := g.at(500)

@@ -21,7 +21,7 @@ func goldenReport(t testing.TB) *Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Build(pairs, reg, Options{})
+	return mustBuild(t, pairs, reg, DefaultOptions())
 }
 
 func TestGoldenJUnit(t *testing.T) {

@@ -174,15 +174,18 @@ func (r *Report) registrySuite() junitSuite {
 }
 
 func regressionMessage(a AspectResult) string {
-	if a.Aspect == "observation" {
+	if a.Aspect == observationAspect || a.Aspect == outcomeAspect {
 		return a.Note
+	}
+	if len(a.UnexplainedMAPI)+len(a.UnexplainedCAPI) == 0 && a.Note != "" {
+		return fmt.Sprintf("%s differs between MAPI and CAPI: %s", a.Aspect, a.Note)
 	}
 	return fmt.Sprintf("%s differs between MAPI and CAPI (%d line(s) only in MAPI, %d only in CAPI) and no known divergence explains it",
 		a.Aspect, len(a.UnexplainedMAPI), len(a.UnexplainedCAPI))
 }
 
 func regressionBody(a AspectResult) string {
-	if a.Aspect == "observation" {
+	if a.Aspect == observationAspect {
 		return a.Note
 	}
 	var b strings.Builder
@@ -192,6 +195,10 @@ func regressionBody(a AspectResult) string {
 	}
 	for _, e := range a.Known {
 		fmt.Fprintf(&b, "\n\nPartly explained by known divergence %s: %s", e.ID, e.Summary)
+	}
+	if reservedAspect(a.Aspect) {
+		b.WriteString("\n\nNo known divergence can explain this aspect: fix the flow that failed, the milestones the scenario declares, or the slower flow.")
+		return b.String()
 	}
 	b.WriteString("\n\nIf this difference is intended, explain it in results/known-divergences.yaml; otherwise fix the CAPI flow.")
 	return b.String()

@@ -111,7 +111,7 @@ func TestJUnitMatchesJenkinsSchema(t *testing.T) {
 func TestJUnitSanitisesControlCharacters(t *testing.T) {
 	r := acceptanceReport(t, acceptanceRegistry(t))
 	r.Scenarios[0].CAPI.Errors = []Error{{Source: "driver", Message: "\x1b[31mboom\x1b[0m \x00"}}
-	r = Build([]Pair{{Scenario: "scale-sample", MAPI: r.Scenarios[0].MAPI, CAPI: r.Scenarios[0].CAPI}}, acceptanceRegistry(t), Options{})
+	r = mustBuild(t, []Pair{{Scenario: "scale-sample", MAPI: r.Scenarios[0].MAPI, CAPI: r.Scenarios[0].CAPI}}, acceptanceRegistry(t), DefaultOptions())
 	var buf bytes.Buffer
 	if err := r.WriteJUnit(&buf); err != nil {
 		t.Fatal(err)

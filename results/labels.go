@@ -17,7 +17,8 @@ var supersededKeys = map[string]string{
 
 // normalizeLabels renders a label (or annotation, or property) map as sorted
 // "key=value" lines: keys trimmed, deprecated duplicates dropped, values
-// scrubbed of names, UIDs, addresses and times; a key with an empty value is
+// scrubbed of names, UIDs, addresses and times (by key when the key carries
+// a hash or random ID, see randomValueKeys); a key with an empty value is
 // just "key".
 func normalizeLabels(m map[string]string, s *scrubber) []string {
 	if len(m) == 0 {
@@ -31,7 +32,7 @@ func normalizeLabels(m map[string]string, s *scrubber) []string {
 				continue
 			}
 		}
-		lines = append(lines, labelLine(k, s.scrub(strings.TrimSpace(v))))
+		lines = append(lines, labelLine(k, s.scrubValue(k, strings.TrimSpace(v))))
 	}
 	sort.Strings(lines)
 	return lines

@@ -77,7 +77,7 @@ func TestLoadDirPairsAndSkipsOtherJSON(t *testing.T) {
 		t.Fatalf("got %+v", pairs)
 	}
 	var buf bytes.Buffer
-	if err := Build(pairs, nil, Options{}).WriteMarkdown(&buf); err != nil {
+	if err := mustBuild(t, pairs, nil, DefaultOptions()).WriteMarkdown(&buf); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), "the CAPI flow left no observation") {

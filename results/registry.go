@@ -2,12 +2,9 @@ package results
 
 import (
 	_ "embed"
-	"errors"
 	"fmt"
 	"os"
-	"path"
 	"regexp"
-	"strings"
 
 	"sigs.k8s.io/yaml"
 )
@@ -19,10 +16,15 @@ const RegistryAPIVersion = "paritylab.io/known-divergences/v1"
 var defaultRegistry []byte
 
 // Registry is the reviewed list of known, explained divergences between
-// the MAPI and the CAPI flow.
+// the MAPI and the CAPI flow. The loader (ParseRegistry) holds every entry
+// to the rules in registry_rules.go, so that no entry waves through more
+// than the behaviour it names.
 type Registry struct {
 	// APIVersion is RegistryAPIVersion.
 	APIVersion string `json:"apiVersion"`
+	// Declared are the scenarios that exist; every entry's scenario globs
+	// must match one of them.
+	Declared []string `json:"scenarios"`
 	// Entries are the known divergences, tried in order.
 	Entries []*Entry `json:"divergences"`
 }
@@ -35,20 +37,31 @@ type Entry struct {
 	// Summary is a one-line title.
 	Summary string `json:"summary"`
 	// Scenarios are glob patterns (path.Match) of the scenarios the entry
-	// applies to; empty means every scenario.
+	// applies to, each matching a declared scenario; empty means every
+	// scenario.
 	Scenarios []string `json:"scenarios,omitempty"`
 	// Aspect is a glob pattern (path.Match; "*" stops at "/") of the aspects
 	// the entry applies to, e.g. nodes/providerID or objects/*/phases.
 	Aspect string `json:"aspect"`
 	// MAPI and CAPI are regular expressions, each matching a whole line, of
 	// the lines only that flow has which the entry explains. An entry with
-	// neither explains every differing line of its aspects; an entry with
 	// only one explains no line of the other flow.
 	MAPI []string `json:"mapi,omitempty"`
 	CAPI []string `json:"capi,omitempty"`
 	// Except are regular expressions of lines the entry never explains,
 	// whichever flow has them.
 	Except []string `json:"except,omitempty"`
+	// Conditions explain condition lines (objects/<role>/conditions), which
+	// take no regular expressions: the exact status of each condition type
+	// per flow and lifecycle.
+	Conditions *ConditionsSpec `json:"conditions,omitempty"`
+	// PresentIn says the aspect exists under this flow only (mapi or capi);
+	// without it an aspect only one flow has is a regression.
+	PresentIn Flow `json:"presentIn,omitempty"`
+	// CountsDiffer says why the entry may explain a different number of
+	// MAPI and CAPI lines in an aspect; without it an entry that explains
+	// lines of both flows must explain as many of each.
+	CountsDiffer string `json:"countsDiffer,omitempty"`
 	// Explanation says why the flows differ and why that is acceptable.
 	Explanation string `json:"explanation"`
 	// Upstream are the places in upstream code or docs that show the
@@ -58,6 +71,7 @@ type Entry struct {
 	Catalogue string `json:"catalogue,omitempty"`
 
 	mapiRE, capiRE, exceptRE []*regexp.Regexp
+	conds                    compiledConditions
 }
 
 // Reference points to upstream code or documentation.
@@ -128,80 +142,13 @@ func LoadRegistry(file string) (*Registry, error) {
 // are errors.
 func ParseRegistry(data []byte) (*Registry, error) {
 	var reg Registry
-	if err := yaml.UnmarshalStrict(data, &reg); err != nil {
-		return nil, fmt.Errorf("decode known-divergence registry: %w", err)
+	if err := decodeRegistry(data, &reg); err != nil {
+		return nil, err
 	}
 	if err := reg.compile(); err != nil {
 		return nil, fmt.Errorf("invalid known-divergence registry: %w", err)
 	}
 	return &reg, nil
-}
-
-var entryID = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-
-func (r *Registry) compile() error {
-	var errs []error
-	if r.APIVersion != RegistryAPIVersion {
-		errs = append(errs, fmt.Errorf("apiVersion %q is not %q", r.APIVersion, RegistryAPIVersion))
-	}
-	seen := map[string]bool{}
-	for i, e := range r.Entries {
-		if seen[e.ID] {
-			errs = append(errs, fmt.Errorf("divergences[%d]: id %q is used twice", i, e.ID))
-		}
-		seen[e.ID] = true
-		if err := e.compile(); err != nil {
-			errs = append(errs, fmt.Errorf("divergences[%d] %q: %w", i, e.ID, err))
-		}
-	}
-	return errors.Join(errs...)
-}
-
-func (e *Entry) compile() error {
-	var errs []error
-	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	if !entryID.MatchString(e.ID) {
-		add("id must be lower-case words joined by dashes")
-	}
-	if strings.TrimSpace(e.Summary) == "" || strings.TrimSpace(e.Explanation) == "" {
-		add("summary and explanation are required")
-	}
-	for _, g := range append([]string{e.Aspect}, e.Scenarios...) {
-		if _, err := path.Match(g, ""); err != nil || g == "" {
-			add("bad glob %q", g)
-		}
-	}
-	if len(e.Upstream) == 0 {
-		add("at least one upstream reference is required")
-	}
-	for _, ref := range e.Upstream {
-		if (ref.Repository == "" || ref.Path == "") && ref.URL == "" {
-			add("an upstream reference needs repository and path, or url")
-		}
-	}
-	var err error
-	if e.mapiRE, err = compileLines(e.MAPI); err != nil {
-		add("mapi: %w", err)
-	}
-	if e.capiRE, err = compileLines(e.CAPI); err != nil {
-		add("capi: %w", err)
-	}
-	if e.exceptRE, err = compileLines(e.Except); err != nil {
-		add("except: %w", err)
-	}
-	return errors.Join(errs...)
-}
-
-func compileLines(patterns []string) ([]*regexp.Regexp, error) {
-	res := make([]*regexp.Regexp, 0, len(patterns))
-	for _, p := range patterns {
-		re, err := regexp.Compile(`^(?:` + p + `)$`)
-		if err != nil {
-			return nil, fmt.Errorf("compile %q: %w", p, err)
-		}
-		res = append(res, re)
-	}
-	return res, nil
 }
 
 // Entry returns the entry with the given id.
@@ -213,6 +160,24 @@ func (r *Registry) Entry(id string) *Entry {
 		if e.ID == id {
 			return e
 		}
+	}
+	return nil
+}
+
+// Scenarios returns the scenarios the registry declares, in its order; a
+// suite checks they are the scenarios it runs.
+func (r *Registry) Scenarios() []string {
+	if r == nil {
+		return nil
+	}
+	return append([]string(nil), r.Declared...)
+}
+
+// decodeRegistry decodes a registry document without checking its rules;
+// unknown fields are errors.
+func decodeRegistry(data []byte, reg *Registry) error {
+	if err := yaml.UnmarshalStrict(data, reg); err != nil {
+		return fmt.Errorf("decode known-divergence registry: %w", err)
 	}
 	return nil
 }

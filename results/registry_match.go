@@ -1,9 +1,12 @@
 package results
 
 import (
+	"fmt"
 	"path"
 	"regexp"
 	"slices"
+	"sort"
+	"strings"
 )
 
 // appliesTo tells whether the entry covers an aspect of a scenario.
@@ -22,13 +25,15 @@ func (e *Entry) appliesTo(scenario, aspect string) bool {
 	return false
 }
 
-// explains tells whether the entry explains a line only flow f has.
+// explains tells whether the entry explains a line only flow f has: one of
+// its patterns (or its conditions) for f names the line, and no except
+// pattern does.
 func (e *Entry) explains(f Flow, line string) bool {
 	if matchesAny(e.exceptRE, line) {
 		return false
 	}
-	if len(e.mapiRE) == 0 && len(e.capiRE) == 0 {
-		return true
+	if e.conds != nil {
+		return e.conds.explains(f, line)
 	}
 	if f == FlowCAPI {
 		return matchesAny(e.capiRE, line)
@@ -40,124 +45,129 @@ func matchesAny(res []*regexp.Regexp, line string) bool {
 	return slices.ContainsFunc(res, func(re *regexp.Regexp) bool { return re.MatchString(line) })
 }
 
+// reservedAspect tells whether nothing may explain the aspect (see
+// Entry.checkAspect); the loader keeps entries off them, and classify does
+// not even look.
+func reservedAspect(name string) bool {
+	return name == outcomeAspect || name == observationAspect || name == milestonesAspect || strings.HasPrefix(name, "durations/")
+}
+
+// claim is the lines of an aspect one entry explains.
+type claim struct {
+	entry      *Entry
+	mapi, capi []string
+}
+
 // classify turns a differing aspect into a KnownDivergence when registry
-// entries explain every differing line, and records which entries helped.
+// entries explain every differing line, in the right numbers, and the
+// aspect's presence on one side only if that is the difference.
 func (r *Registry) classify(scenario string, ar *AspectResult) {
 	if ar.Verdict == Parity {
 		return
 	}
-	var entries []*Entry
-	if r != nil {
-		for _, e := range r.Entries {
-			if e.appliesTo(scenario, ar.Aspect) {
-				entries = append(entries, e)
-			}
+	if reservedAspect(ar.Aspect) {
+		ar.UnexplainedMAPI, ar.UnexplainedCAPI = ar.OnlyMAPI, ar.OnlyCAPI
+		return
+	}
+	entries := r.applicable(scenario, ar.Aspect)
+	claims, unM, unC := claimLines(entries, ar.OnlyMAPI, ar.OnlyCAPI)
+	var notes []string
+	if ar.Note != "" {
+		notes = append(notes, ar.Note)
+	}
+	for _, c := range claims {
+		if c.entry.twoSided() && c.entry.CountsDiffer == "" && len(c.mapi) != len(c.capi) {
+			unM, unC = append(unM, c.mapi...), append(unC, c.capi...)
+			ar.Miscounted = append(ar.Miscounted, c.entry)
+			notes = append(notes, fmt.Sprintf("entry %s explains %d MAPI line(s) but %d CAPI line(s); it pairs them one to one (give it countsDiffer: <why> if the flows really differ in number)",
+				c.entry.ID, len(c.mapi), len(c.capi)))
+			continue
 		}
+		ar.Known = append(ar.Known, c.entry)
 	}
-	var used []*Entry
-	ar.UnexplainedMAPI = explainLines(FlowMAPI, ar.OnlyMAPI, entries, &used)
-	ar.UnexplainedCAPI = explainLines(FlowCAPI, ar.OnlyCAPI, entries, &used)
-	if len(ar.OnlyMAPI)+len(ar.OnlyCAPI) == 0 && len(entries) > 0 {
-		// Only presence differs (an aspect with no lines on one side).
-		used = append(used, entries[0])
-	}
-	ar.Known = used
+	presenceOK := r.explainPresence(entries, ar, &notes)
+	sort.Strings(unM)
+	sort.Strings(unC)
+	ar.UnexplainedMAPI, ar.UnexplainedCAPI = unM, unC
+	ar.Note = strings.Join(notes, "; ")
 	ar.Verdict = Regression
-	if len(used) > 0 && len(ar.UnexplainedMAPI)+len(ar.UnexplainedCAPI) == 0 {
+	if presenceOK && len(ar.Known) > 0 && len(unM)+len(unC) == 0 {
 		ar.Verdict = KnownDivergence
 	}
 }
 
-// explainLines returns the lines no entry explains, adding the entries that
-// explained any to used (first matching entry wins).
-func explainLines(f Flow, lines []string, entries []*Entry, used *[]*Entry) []string {
-	var unexplained []string
-	for _, line := range lines {
-		i := slices.IndexFunc(entries, func(e *Entry) bool { return e.explains(f, line) })
-		if i < 0 {
-			unexplained = append(unexplained, line)
-			continue
-		}
-		if !slices.Contains(*used, entries[i]) {
-			*used = append(*used, entries[i])
-		}
-	}
-	return unexplained
-}
-
-// EntryStatus says what became of a registry entry in a run.
-type EntryStatus string
-
-// Entry statuses.
-const (
-	// Reproduced: the entry explained a difference of the run.
-	Reproduced EntryStatus = "Reproduced"
-	// Stale: the run exercised the entry (an aspect it applies to had a
-	// line of the kind it explains) but no difference it explains showed:
-	// the entry no longer reproduces.
-	Stale EntryStatus = "Stale"
-	// NotExercised: the run had none of the entry's scenarios and aspects,
-	// or none of their lines were of the kind the entry explains.
-	NotExercised EntryStatus = "NotExercised"
-)
-
-// EntryResult is what became of one registry entry in a run.
-type EntryResult struct {
-	// Entry is the registry entry.
-	Entry *Entry
-	// Status is Reproduced, Stale or NotExercised.
-	Status EntryStatus
-	// ReproducedIn are the scenarios where the entry explained a difference.
-	ReproducedIn []string
-	// NotReproducedIn are the scenarios that had a matching aspect but no
-	// difference the entry explains.
-	NotReproducedIn []string
-}
-
-// entryResults reports every registry entry's status over a run.
-func (r *Registry) entryResults(scenarios []ScenarioResult) []EntryResult {
+// applicable returns the entries that cover the aspect, in registry order.
+func (r *Registry) applicable(scenario, aspect string) []*Entry {
 	if r == nil {
 		return nil
 	}
-	out := make([]EntryResult, 0, len(r.Entries))
+	var out []*Entry
 	for _, e := range r.Entries {
-		er := EntryResult{Entry: e, Status: NotExercised}
-		for _, s := range scenarios {
-			exercised, reproduced := entryIn(e, s)
-			switch {
-			case reproduced:
-				er.ReproducedIn = append(er.ReproducedIn, s.Scenario)
-			case exercised:
-				er.NotReproducedIn = append(er.NotReproducedIn, s.Scenario)
-			}
+		if e.appliesTo(scenario, aspect) {
+			out = append(out, e)
 		}
-		switch {
-		case len(er.ReproducedIn) > 0:
-			er.Status = Reproduced
-		case len(er.NotReproducedIn) > 0:
-			er.Status = Stale
-		}
-		out = append(out, er)
 	}
 	return out
 }
 
-// entryIn tells whether a scenario exercised the entry (an aspect it
-// applies to has a line, of either flow, of the kind it explains) and
-// whether the entry explained a difference there.
-func entryIn(e *Entry, s ScenarioResult) (exercised, reproduced bool) {
-	for _, a := range s.Aspects {
-		if !e.appliesTo(s.Scenario, a.Aspect) {
-			continue
+// claimLines gives each differing line to the first entry that explains
+// it, and returns the claims in registry order with the lines nobody
+// explains.
+func claimLines(entries []*Entry, onlyMAPI, onlyCAPI []string) (claims []*claim, unM, unC []string) {
+	byEntry := map[*Entry]*claim{}
+	take := func(f Flow, line string) bool {
+		i := slices.IndexFunc(entries, func(e *Entry) bool { return e.explains(f, line) })
+		if i < 0 {
+			return false
 		}
-		if slices.Contains(a.Known, e) {
-			return true, true
+		c := byEntry[entries[i]]
+		if c == nil {
+			c = &claim{entry: entries[i]}
+			byEntry[entries[i]] = c
 		}
-		exercised = exercised || e.explainsAny(FlowMAPI, a.MAPI) || e.explainsAny(FlowCAPI, a.CAPI)
+		if f == FlowMAPI {
+			c.mapi = append(c.mapi, line)
+		} else {
+			c.capi = append(c.capi, line)
+		}
+		return true
 	}
-	return exercised, false
+	for _, l := range onlyMAPI {
+		if !take(FlowMAPI, l) {
+			unM = append(unM, l)
+		}
+	}
+	for _, l := range onlyCAPI {
+		if !take(FlowCAPI, l) {
+			unC = append(unC, l)
+		}
+	}
+	for _, e := range entries {
+		if c := byEntry[e]; c != nil {
+			claims = append(claims, c)
+		}
+	}
+	return claims, unM, unC
 }
 
-func (e *Entry) explainsAny(f Flow, lines []string) bool {
-	return slices.ContainsFunc(lines, func(l string) bool { return e.explains(f, l) })
+// explainPresence tells whether the aspect's presence is explained: it is
+// on both sides, or only on one and an entry says it exists under that
+// flow only (presentIn), which then counts among the aspect's Known.
+func (r *Registry) explainPresence(entries []*Entry, ar *AspectResult, notes *[]string) bool {
+	if ar.MAPIAbsent == ar.CAPIAbsent {
+		return true
+	}
+	present := FlowMAPI
+	if ar.MAPIAbsent {
+		present = FlowCAPI
+	}
+	i := slices.IndexFunc(entries, func(e *Entry) bool { return e.PresentIn == present })
+	if i < 0 {
+		*notes = append(*notes, fmt.Sprintf("no known divergence says it may (presentIn: %s)", present))
+		return false
+	}
+	if !slices.Contains(ar.Known, entries[i]) {
+		ar.Known = append(ar.Known, entries[i])
+	}
+	return true
 }

@@ -98,16 +98,23 @@ type Report struct {
 	Options Options
 }
 
-// Build diffs every pair and checks the registry against the run.
-func Build(pairs []Pair, reg *Registry, opts Options) *Report {
-	opts = opts.withDefaults()
+// Build diffs every pair and checks the registry against the run. Options
+// out of range are an error (see Options.Validate).
+func Build(pairs []Pair, reg *Registry, opts Options) (*Report, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, fmt.Errorf("build parity report: %w", err)
+	}
 	r := &Report{Options: opts}
 	for _, p := range pairs {
-		r.Scenarios = append(r.Scenarios, Compare(p, reg, opts))
+		res, err := Compare(p, reg, opts)
+		if err != nil {
+			return nil, fmt.Errorf("build parity report: %w", err)
+		}
+		r.Scenarios = append(r.Scenarios, res)
 	}
 	sort.SliceStable(r.Scenarios, func(i, j int) bool { return r.Scenarios[i].Scenario < r.Scenarios[j].Scenario })
 	r.Entries = reg.entryResults(r.Scenarios)
-	return r
+	return r, nil
 }
 
 // Counts sums up a report.
@@ -139,9 +146,14 @@ func (r *Report) Counts() Counts {
 	return c
 }
 
-// Failed tells whether the run fails: a regression, or a stale registry
-// entry unless Options.AllowStale.
+// Failed tells whether the run fails: a flow that did not succeed, a
+// regression, or a stale registry entry unless Options.AllowStale.
 func (r *Report) Failed() bool {
+	for _, s := range r.Scenarios {
+		if s.Failed() {
+			return true
+		}
+	}
 	c := r.Counts()
 	return c.Regression > 0 || (c.Stale > 0 && !r.Options.AllowStale)
 }

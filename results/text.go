@@ -13,8 +13,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n", r.Summary())
 	for _, s := range r.Scenarios {
-		fmt.Fprintf(&b, "\n%s: %d parity, %d known divergence(s), %d regression(s)\n",
-			s.Scenario, s.Count(Parity), s.Count(KnownDivergence), s.Count(Regression))
+		fmt.Fprintf(&b, "\n%s: %s: %d parity, %d known divergence(s), %d regression(s)\n",
+			s.Scenario, scenarioVerdict(s), s.Count(Parity), s.Count(KnownDivergence), s.Count(Regression))
+		for _, f := range s.FailedFlows() {
+			fmt.Fprintf(&b, "  FLOW FAILED %s\n", s.FlowFailure(f))
+		}
 		fmt.Fprintf(&b, "  MAPI backends: %s\n  CAPI backends: %s\n", backendLine(s.MAPI), backendLine(s.CAPI))
 		for _, a := range s.Aspects {
 			switch a.Verdict {
@@ -22,8 +25,11 @@ func (r *Report) WriteText(w io.Writer) error {
 				fmt.Fprintf(&b, "  known       %-36s %s\n", a.Aspect, entryIDs(a.Known))
 			case Regression:
 				fmt.Fprintf(&b, "  REGRESSION  %s: %s\n", a.Aspect, regressionMessage(a))
-				if a.Aspect != "observation" {
+				if a.Aspect != observationAspect {
 					fmt.Fprintf(&b, "%s\n", indent(sideBySide(a), "      "))
+				}
+				if a.Note != "" && !strings.Contains(regressionMessage(a), a.Note) {
+					fmt.Fprintf(&b, "      %s\n", a.Note)
 				}
 			}
 		}
@@ -35,6 +41,15 @@ func (r *Report) WriteText(w io.Writer) error {
 		return fmt.Errorf("write summary: %w", err)
 	}
 	return nil
+}
+
+// scenarioVerdict is PASS, or FAIL when a flow did not succeed or an
+// aspect regressed.
+func scenarioVerdict(s ScenarioResult) string {
+	if s.Failed() {
+		return "FAIL"
+	}
+	return "PASS"
 }
 
 func entryIDs(es []*Entry) string {

@@ -26,7 +26,10 @@ func DiffSpec(scenario string, inputGetter func() Input) {
 		Expect(capi).NotTo(BeNil(), "the CAPI flow of %s left no observation", scenario)
 		pair, err := results.NewPair(mapi, capi)
 		Expect(err).NotTo(HaveOccurred())
-		report := results.Build([]results.Pair{pair}, in.Registry, results.Options{AllowStale: true})
+		opts := in.Options
+		opts.AllowStale = true
+		report, err := results.Build([]results.Pair{pair}, in.Registry, opts)
+		Expect(err).NotTo(HaveOccurred())
 		var text bytes.Buffer
 		Expect(report.WriteText(&text)).To(Succeed())
 		path := filepath.Join(in.ArtifactsDir, "diff", scenario+".txt")

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
+	"time"
 
 	"github.com/paritylab/paritylab/framework"
 	"github.com/paritylab/paritylab/results"
@@ -22,6 +24,9 @@ type Input struct {
 	Observations *Observations
 	// Registry explains known differences in the diffs.
 	Registry *results.Registry
+	// Options are how the diffs compare: the duration tolerance of the e2e
+	// config (ComparisonOptions).
+	Options results.Options
 	// Clusters are the clusters flows installed, for later scenarios.
 	Clusters *Clusters
 	// CAPI serves the CAPI flows' release and discovery image.
@@ -71,4 +76,30 @@ func (o *Observations) All() []*results.Observation {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return append([]*results.Observation(nil), o.list...)
+}
+
+// ComparisonOptions are the diffs' options from the e2e config:
+// PARITY_DURATION_RATIO (>= 1) and PARITY_DURATION_SLACK (a duration,
+// >= 0). A value out of range, or not a number or duration, is an error
+// that names the variable; an unset variable takes the default.
+func ComparisonOptions(cfg *framework.Config) (results.Options, error) {
+	opts := results.DefaultOptions()
+	if v := cfg.Variable("PARITY_DURATION_RATIO", ""); v != "" {
+		r, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return opts, fmt.Errorf("e2e config %s: PARITY_DURATION_RATIO %q is not a number", cfg.Path, v)
+		}
+		opts.DurationRatio = r
+	}
+	if v := cfg.Variable("PARITY_DURATION_SLACK", ""); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return opts, fmt.Errorf("e2e config %s: PARITY_DURATION_SLACK %q is not a duration (e.g. 30s)", cfg.Path, v)
+		}
+		opts.DurationSlack = d
+	}
+	if err := opts.Validate(); err != nil {
+		return opts, fmt.Errorf("e2e config %s: PARITY_DURATION_RATIO/PARITY_DURATION_SLACK: %w", cfg.Path, err)
+	}
+	return opts, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -28,8 +29,9 @@ func (f *parityFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.registry, "registry", "", "known-divergence registry file (default: the one built in, results/known-divergences.yaml)")
 	fl.BoolVar(&f.allowStale, "allow-stale", false, "report stale known divergences without failing")
-	fl.Float64Var(&f.durationRatio, "duration-ratio", results.DefaultDurationRatio, "largest slower/faster duration ratio that counts as parity")
-	fl.DurationVar(&f.durationSlack, "duration-slack", results.DefaultDurationSlack, "duration difference that counts as parity whatever the ratio")
+	def := results.DefaultOptions()
+	fl.Float64Var(&f.durationRatio, "duration-ratio", def.DurationRatio, "largest slower/faster duration ratio that counts as parity; at least 1 (1: only --duration-slack tolerates a difference)")
+	fl.DurationVar(&f.durationSlack, "duration-slack", def.DurationSlack, "duration difference that counts as parity whatever the ratio; 0 or more")
 	fl.StringVar(&f.junit, "junit", "", "write JUnit XML to this file")
 	fl.StringVar(&f.html, "html", "", "write the HTML report to this file")
 	fl.StringVar(&f.markdown, "markdown", "", "write the Markdown summary to this file")
@@ -42,18 +44,44 @@ func (f *parityFlags) loadRegistry() (*results.Registry, error) {
 	return results.LoadRegistry(f.registry)
 }
 
-func (f *parityFlags) options() results.Options {
-	return results.Options{DurationRatio: f.durationRatio, DurationSlack: f.durationSlack, AllowStale: f.allowStale}
+// options are the comparison options the flags ask for. An out-of-range
+// value is an error naming its flag: replacing it with a default would
+// give a verdict the user did not ask for.
+func (f *parityFlags) options() (results.Options, error) {
+	var errs []error
+	// Each flag on its own over the defaults, so that the error names the
+	// flag; the rules are the results package's.
+	for _, flag := range []struct {
+		name, value string
+		set         func(*results.Options)
+	}{
+		{"--duration-ratio", fmt.Sprint(f.durationRatio), func(o *results.Options) { o.DurationRatio = f.durationRatio }},
+		{"--duration-slack", f.durationSlack.String(), func(o *results.Options) { o.DurationSlack = f.durationSlack }},
+	} {
+		o := results.DefaultOptions()
+		flag.set(&o)
+		if err := o.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("%s %s: %w", flag.name, flag.value, err))
+		}
+	}
+	if len(errs) > 0 {
+		return results.Options{}, errors.Join(errs...)
+	}
+	opts := results.Options{DurationRatio: f.durationRatio, DurationSlack: f.durationSlack, AllowStale: f.allowStale}
+	return opts, opts.Validate()
 }
 
-// build diffs the pairs, writes the requested files and the terminal
-// summary, and fails when the run does.
-func (f *parityFlags) build(out io.Writer, pairs []results.Pair) error {
+// build diffs the pairs with opts (from options), writes the requested
+// files and the terminal summary, and fails when the run does.
+func (f *parityFlags) build(out io.Writer, pairs []results.Pair, opts results.Options) error {
 	reg, err := f.loadRegistry()
 	if err != nil {
 		return err
 	}
-	r := results.Build(pairs, reg, f.options())
+	r, err := results.Build(pairs, reg, opts)
+	if err != nil {
+		return err
+	}
 	if err := r.WriteText(out); err != nil {
 		return err
 	}
@@ -104,6 +132,10 @@ Prints a summary; --junit, --html and --markdown write reports. Exits
 non-zero on a regression or a stale known divergence (see --allow-stale).`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts, err := flags.options()
+			if err != nil {
+				return err
+			}
 			a, err := results.ReadFile(args[0])
 			if err != nil {
 				return err
@@ -116,7 +148,7 @@ non-zero on a regression or a stale known divergence (see --allow-stale).`,
 			if err != nil {
 				return err
 			}
-			return flags.build(cmd.OutOrStdout(), []results.Pair{pair})
+			return flags.build(cmd.OutOrStdout(), []results.Pair{pair}, opts)
 		},
 	}
 	flags.register(cmd)

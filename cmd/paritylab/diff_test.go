@@ -63,6 +63,7 @@ func TestDiffStaleEntryFailsUnlessAllowed(t *testing.T) {
 - id: roles-differ
   summary: node roles differ
   aspect: nodes/roles
+  mapi: ['worker']
   explanation: they used to
   catalogue: none
   upstream: [{url: "https://example.invalid"}]
@@ -82,12 +83,12 @@ func TestDiffStaleEntryFailsUnlessAllowed(t *testing.T) {
 
 func TestDiffRejectsBadInput(t *testing.T) {
 	dir := t.TempDir()
-	v2 := filepath.Join(dir, "v2.json")
-	if err := os.WriteFile(v2, []byte(`{"schemaVersion": "paritylab.io/observation/v2"}`), 0o644); err != nil {
+	future := filepath.Join(dir, "future.json")
+	if err := os.WriteFile(future, []byte(`{"schemaVersion": "paritylab.io/observation/v999"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for name, args := range map[string][]string{
-		"unsupported schema": {"diff", v2, day1CAPI},
+		"unsupported schema": {"diff", future, day1CAPI},
 		"same flow twice":    {"diff", day1MAPI, day1MAPI},
 		"other scenario":     {"diff", day1MAPI, sampleCAPI},
 		"missing file":       {"diff", filepath.Join(dir, "nope.json"), day1CAPI},
@@ -97,8 +98,44 @@ func TestDiffRejectsBadInput(t *testing.T) {
 			t.Errorf("%s: accepted\n%s", name, out)
 		}
 	}
-	_, err := runCLI(t, "diff", v2, day1CAPI)
+	_, err := runCLI(t, "diff", future, day1CAPI)
 	if err == nil || !strings.Contains(err.Error(), results.SchemaVersion) {
 		t.Errorf("unsupported schema error should name the supported version: %v", err)
+	}
+}
+
+// TestDurationToleranceOutOfRange: a tolerance out of range is refused
+// with the allowed range, by both commands, before any file is read.
+func TestDurationToleranceOutOfRange(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--duration-ratio", "0.5"}, []string{"--duration-ratio 0.5", "≥ 1"}},
+		{[]string{"--duration-ratio", "NaN"}, []string{"--duration-ratio NaN", "≥ 1"}},
+		{[]string{"--duration-slack", "-1s"}, []string{"--duration-slack -1s", "≥ 0"}},
+		{[]string{"--duration-ratio", "0", "--duration-slack", "-5m"}, []string{"--duration-ratio 0", "--duration-slack -5m0s"}},
+	} {
+		for _, cmd := range [][]string{{"diff", "missing.mapi.json", "missing.capi.json"}, {"report", "missing-dir"}} {
+			out, err := runCLI(t, append(cmd, c.args...)...)
+			if err == nil {
+				t.Errorf("%s %v accepted:\n%s", cmd[0], c.args, out)
+				continue
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%s %v: error %q lacks %q", cmd[0], c.args, err, w)
+				}
+			}
+			if strings.Contains(err.Error(), "missing") {
+				t.Errorf("%s %v: read files before checking the flags: %v", cmd[0], c.args, err)
+			}
+		}
+	}
+	// The edges of the range are allowed: a strict comparison is one a
+	// user may ask for.
+	out, err := runCLI(t, "diff", day1MAPI, day1CAPI, "--duration-ratio", "1", "--duration-slack", "0s")
+	if err == nil || !strings.Contains(out, "REGRESSION  durations/") || !strings.Contains(out, "1.00×") {
+		t.Errorf("strict tolerance: %v\n%s", err, out)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/paritylab/paritylab/lab"
+	"github.com/paritylab/paritylab/lab/progress"
 )
 
 func newLabDownCommand(flags *labFlags) *cobra.Command {
@@ -25,7 +26,7 @@ func newLabDownCommand(flags *labFlags) *cobra.Command {
 			start := time.Now()
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 			defer cancel()
-			err = lab.Down(ctx, stateDir, &terminalProgress{out: out})
+			err = lab.Down(ctx, stateDir, progress.NewLive(out))
 			if errors.Is(err, lab.ErrNoLab) {
 				fmt.Fprintf(out, "No lab %q (state dir %s): nothing to do.\n", flags.name, stateDir)
 				return nil

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/paritylab/paritylab/lab"
+	"github.com/paritylab/paritylab/lab/progress"
 )
 
 func newLabUpCommand(flags *labFlags) *cobra.Command {
@@ -35,11 +36,16 @@ tears the lab down.`,
 			if err != nil {
 				return err
 			}
+			// Refuse here what the lab would refuse: a detached
+			// supervisor's error would only reach its log.
+			if err := opts.labOptions(stateDir, nil).Validate(); err != nil {
+				return err
+			}
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "Bringing lab %q up (profile %s, state %s)\n", flags.name, opts.profile, stateDir)
 			start := time.Now()
 			if foreground {
-				return superviseLab(stateDir, opts, &terminalProgress{out: out}, func() {
+				return superviseLab(stateDir, opts, progress.NewLive(out), func() {
 					printReady(out, stateDir, time.Since(start))
 					fmt.Fprintln(out, "Running in the foreground; Ctrl-C tears the lab down.")
 				})
@@ -63,6 +69,11 @@ func printReady(out io.Writer, stateDir string, took time.Duration) {
 	fmt.Fprintln(out, "  paritylab lab down     # remove everything")
 }
 
+// supervisorExitWait bounds how long `lab up` waits for a supervisor that
+// closed its progress stream to exit, so that its last words are in its
+// log before they are shown.
+const supervisorExitWait = 10 * time.Second
+
 // startSupervisor starts `paritylab lab run` in its own session, relays its
 // progress until it is ready or fails, and forwards Ctrl-C to it.
 func startSupervisor(stateDir string, opts *runOptions, out io.Writer) error {
@@ -77,9 +88,9 @@ func startSupervisor(stateDir string, opts *runOptions, out io.Writer) error {
 	if err := os.MkdirAll(logDir, 0o750); err != nil {
 		return fmt.Errorf("create log dir: %w", err)
 	}
-	logFile, err := os.OpenFile(filepath.Join(logDir, "supervisor.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o640)
+	logFile, log, err := openSupervisorLog(filepath.Join(logDir, "supervisor.log"))
 	if err != nil {
-		return fmt.Errorf("open supervisor log: %w", err)
+		return err
 	}
 	defer logFile.Close()
 	pr, pw, err := os.Pipe()
@@ -97,10 +108,20 @@ func startSupervisor(stateDir string, opts *runOptions, out io.Writer) error {
 		return fmt.Errorf("start supervisor: %w", err)
 	}
 	pw.Close()
-	go func() { _ = cmd.Wait() }()
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
 	stopForward := forwardInterrupt(cmd.Process)
 	defer stopForward()
-	return relayProgress(pr, &terminalProgress{out: out}, filepath.Join(logDir, "supervisor.log"))
+	err = relayProgress(pr, progress.NewLive(out))
+	if !errors.Is(err, errSupervisorStopped) {
+		return err
+	}
+	// The supervisor closes the stream before it prints why it stops.
+	select {
+	case <-exited:
+	case <-time.After(supervisorExitWait):
+	}
+	return log.stoppedError()
 }
 
 // forwardInterrupt turns a Ctrl-C of the user into SIGTERM for the
@@ -119,9 +140,14 @@ func forwardInterrupt(p *os.Process) func() {
 	return func() { signal.Stop(sigs); close(done) }
 }
 
+// errSupervisorStopped: the progress stream ended without the lab being
+// ready and without a failed step to explain it (the supervisor died or
+// refused to start); its log says why.
+var errSupervisorStopped = errors.New("lab supervisor stopped before the lab was ready")
+
 // relayProgress renders the supervisor's events until it reports ready or
 // its stream ends without that (it failed or was stopped).
-func relayProgress(r io.Reader, progress lab.Progress, supervisorLog string) error {
+func relayProgress(r io.Reader, progress lab.Progress) error {
 	sc := bufio.NewScanner(r)
 	var lastErr string
 	for sc.Scan() {
@@ -145,5 +171,5 @@ func relayProgress(r io.Reader, progress lab.Progress, supervisorLog string) err
 	if lastErr != "" {
 		return fmt.Errorf("lab did not come up: %s", lastErr)
 	}
-	return fmt.Errorf("lab supervisor stopped before the lab was ready; see %s", supervisorLog)
+	return errSupervisorStopped
 }

@@ -2,41 +2,10 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"sync"
 	"time"
 )
-
-// terminalProgress prints each step as one line: its name when it starts,
-// its outcome and duration when it ends.
-type terminalProgress struct {
-	mu  sync.Mutex
-	out io.Writer
-}
-
-func (p *terminalProgress) Started(step string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	fmt.Fprintf(p.out, "  • %-66s", step)
-}
-
-func (p *terminalProgress) Finished(_ string, took time.Duration, err error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if err != nil {
-		fmt.Fprintf(p.out, " ✗ %s\n", round(took))
-		return
-	}
-	fmt.Fprintf(p.out, " ✓ %s\n", round(took))
-}
-
-func round(d time.Duration) time.Duration {
-	if d < time.Second {
-		return d.Round(time.Millisecond)
-	}
-	return d.Round(100 * time.Millisecond)
-}
 
 // progressEvent is one line of the stream a detached supervisor writes to
 // the `lab up` that launched it.

@@ -46,7 +46,6 @@ func (r *recordingProgress) get() []string {
 func lines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
 
 func TestRelayProgress(t *testing.T) {
-	const logPath = "/state/logs/supervisor.log"
 	cases := []struct {
 		name       string
 		stream     string
@@ -105,18 +104,18 @@ func TestRelayProgress(t *testing.T) {
 				`{"step":"A","phase":"finished","seconds":1}`,
 			),
 			wantEvents: []string{"started A", "finished A 1s"},
-			wantErr:    logPath,
+			wantErr:    errSupervisorStopped.Error(),
 		},
 		{
 			name:    "empty stream",
 			stream:  "",
-			wantErr: logPath,
+			wantErr: errSupervisorStopped.Error(),
 		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			rec := &recordingProgress{}
-			err := relayProgress(strings.NewReader(c.stream), rec, logPath)
+			err := relayProgress(strings.NewReader(c.stream), rec)
 			switch {
 			case c.wantErr == "" && err != nil:
 				t.Fatalf("relayProgress = %v, want nil", err)
@@ -130,10 +129,10 @@ func TestRelayProgress(t *testing.T) {
 	}
 }
 
-func TestRelayProgressFailureDoesNotNameLog(t *testing.T) {
-	// With a step error the message is the error, not a pointer to the log.
-	err := relayProgress(strings.NewReader(`{"step":"A","phase":"finished","error":"boom"}`+"\n"), &recordingProgress{}, "/x/supervisor.log")
-	if err == nil || !strings.Contains(err.Error(), "boom") || strings.Contains(err.Error(), "/x/supervisor.log") {
+func TestRelayProgressFailureIsTheStepError(t *testing.T) {
+	// With a step error the message is the error, not the dead-supervisor one.
+	err := relayProgress(strings.NewReader(`{"step":"A","phase":"finished","error":"boom"}`+"\n"), &recordingProgress{})
+	if err == nil || !strings.Contains(err.Error(), "boom") || errors.Is(err, errSupervisorStopped) {
 		t.Fatalf("relayProgress = %v", err)
 	}
 }
@@ -151,7 +150,7 @@ func TestStreamProgressRoundTrip(t *testing.T) {
 		t.Fatalf("stream holds %d lines, want 5:\n%s", n, buf.String())
 	}
 	rec := &recordingProgress{}
-	if err := relayProgress(&buf, rec, "log"); err != nil {
+	if err := relayProgress(&buf, rec); err != nil {
 		t.Fatalf("relayProgress: %v", err)
 	}
 	want := []string{
@@ -162,32 +161,6 @@ func TestStreamProgressRoundTrip(t *testing.T) {
 	}
 	if got := rec.get(); strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("events = %q, want %q", got, want)
-	}
-}
-
-func TestTerminalProgress(t *testing.T) {
-	cases := []struct {
-		took time.Duration
-		err  error
-		want string
-	}{
-		{took: 1234567 * time.Microsecond, want: " ✓ 1.2s\n"},
-		{took: 250400 * time.Microsecond, want: " ✓ 250ms\n"},
-		{took: 42 * time.Second, err: errors.New("failed"), want: " ✗ 42s\n"},
-		{took: 999400 * time.Microsecond, err: errors.New("failed"), want: " ✗ 999ms\n"},
-	}
-	for _, c := range cases {
-		var out bytes.Buffer
-		p := &terminalProgress{out: &out}
-		p.Started("Starting the hub")
-		p.Finished("Starting the hub", c.took, c.err)
-		got := out.String()
-		if !strings.HasPrefix(got, "  • Starting the hub ") {
-			t.Errorf("output %q does not start with the step", got)
-		}
-		if !strings.HasSuffix(got, c.want) {
-			t.Errorf("output %q does not end with %q", got, c.want)
-		}
 	}
 }
 

@@ -8,13 +8,6 @@ import (
 	"github.com/paritylab/paritylab/results"
 )
 
-// Default report file names; Prow's Spyglass shows junit*.xml artifacts.
-const (
-	defaultJUnitName    = "junit_parity.xml"
-	defaultHTMLName     = "parity-report.html"
-	defaultMarkdownName = "parity-report.md"
-)
-
 func newReportCommand() *cobra.Command {
 	flags := &parityFlags{}
 	var outDir string
@@ -23,11 +16,16 @@ func newReportCommand() *cobra.Command {
 		Short: "Diff every observation pair in a directory into JUnit, HTML and Markdown",
 		Long: `Read every observation (*.json with a paritylab.io/observation schemaVersion)
 under a directory, pair them by scenario, diff each pair and write
-junit_parity.xml, parity-report.html and parity-report.md (into --out-dir,
-default the results directory). A scenario with one flow missing is a
-regression. Exits non-zero on a regression or a stale known divergence.`,
+` + results.JUnitFile + `, ` + results.HTMLFile + ` and ` + results.MarkdownFile + `, the names the parity
+suite writes (into --out-dir, default the results directory). A scenario
+with one flow missing is a regression. Exits non-zero on a regression or a
+stale known divergence.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts, err := flags.options()
+			if err != nil {
+				return err
+			}
 			pairs, err := results.LoadDir(args[0])
 			if err != nil {
 				return err
@@ -36,7 +34,7 @@ regression. Exits non-zero on a regression or a stale known divergence.`,
 				outDir = args[0]
 			}
 			flags.defaultOutputs(outDir)
-			return flags.build(cmd.OutOrStdout(), pairs)
+			return flags.build(cmd.OutOrStdout(), pairs, opts)
 		},
 	}
 	flags.register(cmd)
@@ -49,7 +47,7 @@ func (f *parityFlags) defaultOutputs(dir string) {
 	for _, o := range []struct {
 		path *string
 		name string
-	}{{&f.junit, defaultJUnitName}, {&f.html, defaultHTMLName}, {&f.markdown, defaultMarkdownName}} {
+	}{{&f.junit, results.JUnitFile}, {&f.html, results.HTMLFile}, {&f.markdown, results.MarkdownFile}} {
 		if *o.path == "" {
 			*o.path = filepath.Join(dir, o.name)
 		}

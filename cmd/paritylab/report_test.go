@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/paritylab/paritylab/results"
 )
 
 func TestReportWritesAllOutputs(t *testing.T) {
@@ -22,7 +24,7 @@ func TestReportWritesAllOutputs(t *testing.T) {
 	if err != nil {
 		t.Fatalf("report: %v\n%s", err, out)
 	}
-	for _, name := range []string{defaultJUnitName, defaultHTMLName, defaultMarkdownName} {
+	for _, name := range []string{results.JUnitFile, results.HTMLFile, results.MarkdownFile} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			t.Errorf("%s not written: %v", name, err)
 		}
@@ -43,7 +45,7 @@ func TestReportOutDirAndFailures(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "regression") {
 		t.Fatalf("want failure for the scale-sample regression: %v\n%s", err, stdout)
 	}
-	for _, f := range []string{junit, filepath.Join(out, defaultHTMLName), filepath.Join(out, defaultMarkdownName)} {
+	for _, f := range []string{junit, filepath.Join(out, results.HTMLFile), filepath.Join(out, results.MarkdownFile)} {
 		if _, err := os.Stat(f); err != nil {
 			t.Errorf("%s not written: %v", f, err)
 		}

@@ -2,6 +2,7 @@ package labsuite
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/paritylab/paritylab/lab"
 	"github.com/paritylab/paritylab/lab/machines"
+	"github.com/paritylab/paritylab/lab/progress/ginkgoprogress"
 )
 
 func TestLab(t *testing.T) {
@@ -58,8 +60,10 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	stateDir, err := os.MkdirTemp("", "paritylab-suite-")
 	Expect(err).NotTo(HaveOccurred())
 	start := time.Now()
-	l, err := lab.Up(ctx, lab.Options{StateDir: stateDir, LogDir: artifactDir("lab-logs"), Hosts: suiteHosts, Host: suiteHostSpec,
-		HostSizes: map[int]machines.HostSpec{capiControlPlaneHost: capiControlPlaneHostSpec}})
+	logDir := artifactDir("lab-logs")
+	fmt.Fprintf(ginkgoprogress.Writer(), "Bringing the lab up with %d hosts; the lab's log: %s\n", suiteHosts, filepath.Join(logDir, "lab.log"))
+	l, err := lab.Up(ctx, lab.Options{StateDir: stateDir, LogDir: logDir, Hosts: suiteHosts, Host: suiteHostSpec,
+		HostSizes: map[int]machines.HostSpec{capiControlPlaneHost: capiControlPlaneHostSpec}, Progress: ginkgoprogress.Lines()})
 	Expect(err).NotTo(HaveOccurred())
 	AddReportEntry("lab up", time.Since(start).Round(time.Millisecond).String())
 	shared.lab, shared.stateDir = l, stateDir

@@ -2,6 +2,8 @@ package parity
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -13,29 +15,51 @@ import (
 )
 
 // writeReport diffs every scenario both flows of which left an
-// observation and writes, into the artifacts, junit.parity.xml (one
-// testcase per aspect, for CI), report.html (for people) and report.md.
-// A regression or a stale registry entry fails the suite.
+// observation and writes into the artifacts: the JUnit of every aspect
+// (for CI), the HTML and Markdown reports (for people), verdict.json (for
+// scripts comparing runs) and, last, summary.txt, the table `make
+// e2e-parity` prints at the end. A regression or a stale registry entry
+// fails the suite, after everything is written.
 func writeReport(in scenarios.Input) {
 	obs := in.Observations.All()
 	if len(obs) == 0 {
+		GinkgoWriter.Println("No scenario left an observation: no parity report.")
 		return
 	}
 	pairs, err := results.PairUp(obs)
 	Expect(err).NotTo(HaveOccurred())
-	report := results.Build(pairs, in.Registry, results.Options{})
-	for name, write := range map[string]func(*bytes.Buffer) error{
-		"junit.parity.xml": func(b *bytes.Buffer) error { return report.WriteJUnit(b) },
-		"report.html":      func(b *bytes.Buffer) error { return report.WriteHTML(b) },
-		"report.md":        func(b *bytes.Buffer) error { return report.WriteMarkdown(b) },
+	report, err := results.Build(pairs, in.Registry, in.Options)
+	Expect(err).NotTo(HaveOccurred())
+	path := func(name string) string { return filepath.Join(in.ArtifactsDir, name) }
+	summaryPaths := results.SummaryPaths{HTML: path(results.HTMLFile), Markdown: path(results.MarkdownFile)}
+	for _, f := range []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{results.JUnitFile, report.WriteJUnit},
+		{results.HTMLFile, report.WriteHTML},
+		{results.MarkdownFile, report.WriteMarkdown},
+		{results.VerdictFile, report.WriteVerdict},
+		{results.SummaryFile, func(w io.Writer) error { return report.WriteSummary(w, summaryPaths) }},
 	} {
 		var b bytes.Buffer
-		Expect(write(&b)).To(Succeed(), "render %s", name)
-		Expect(os.WriteFile(filepath.Join(in.ArtifactsDir, name), b.Bytes(), 0o640)).To(Succeed())
+		Expect(f.write(&b)).To(Succeed(), "render %s", f.name)
+		Expect(os.WriteFile(path(f.name), b.Bytes(), 0o640)).To(Succeed())
 	}
 	var text bytes.Buffer
 	Expect(report.WriteText(&text)).To(Succeed())
 	GinkgoWriter.Println(text.String())
 	AddReportEntry("parity", report.Summary())
 	Expect(report.Failed()).To(BeFalse(), "the parity report has regressions or stale entries:\n%s", text.String())
+}
+
+// removeStaleVerdict removes the summary and verdict of an earlier run in
+// the same artifacts dir: when this run stops before it writes its own,
+// they would pass for its result.
+func removeStaleVerdict(dir string) {
+	for _, name := range []string{results.SummaryFile, results.VerdictFile} {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			Expect(err).NotTo(HaveOccurred())
+		}
+	}
 }

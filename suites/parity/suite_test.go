@@ -3,6 +3,7 @@ package parity
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/paritylab/paritylab/framework"
 	"github.com/paritylab/paritylab/lab/machines"
+	"github.com/paritylab/paritylab/lab/progress/ginkgoprogress"
 	"github.com/paritylab/paritylab/results"
 	"github.com/paritylab/paritylab/scenarios"
 	"github.com/paritylab/paritylab/scenarios/day1"
@@ -40,8 +42,18 @@ var input scenarios.Input
 
 var _ = SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
 	cfg := loadConfig()
+	// What is wrong with the config or the registry fails now, not after
+	// the lab came up and the flows ran.
+	_, err := scenarios.ComparisonOptions(cfg)
+	Expect(err).NotTo(HaveOccurred())
+	reg, err := results.DefaultRegistry()
+	Expect(err).NotTo(HaveOccurred())
+	Expect(reg.Scenarios()).To(ConsistOf(suiteScenarios), "results/known-divergences.yaml must declare exactly the scenarios this suite runs")
+	removeStaleVerdict(artifactsDir())
 	start := time.Now()
-	data, err := framework.BringUp(ctx, framework.UpInput{ArtifactsDir: artifactsDir(), Hosts: suiteHosts, Host: hostSpec(cfg), StateDir: *labStateDir})
+	fmt.Fprintf(ginkgoprogress.Writer(), "Bringing the lab up with %d hosts; the lab's log: %s\n", suiteHosts, framework.LabLogFile(artifactsDir()))
+	data, err := framework.BringUp(ctx, framework.UpInput{ArtifactsDir: artifactsDir(), Hosts: suiteHosts, Host: hostSpec(cfg), StateDir: *labStateDir,
+		Progress: ginkgoprogress.Lines()})
 	Expect(err).NotTo(HaveOccurred())
 	AddReportEntry("lab up", time.Since(start).Round(time.Second).String())
 	return data
@@ -49,6 +61,8 @@ var _ = SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
 	l, err := framework.Attach(data)
 	Expect(err).NotTo(HaveOccurred())
 	cfg := loadConfig()
+	opts, err := scenarios.ComparisonOptions(cfg)
+	Expect(err).NotTo(HaveOccurred())
 	reg, err := results.DefaultRegistry()
 	Expect(err).NotTo(HaveOccurred())
 	key, err := scenarios.NewSSHKey()
@@ -56,7 +70,7 @@ var _ = SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
 	servers, err := scenarios.StartCAPIServers(ctx, cfg.Variable("OPENSHIFT_VERSION", ""))
 	Expect(err).NotTo(HaveOccurred())
 	input = scenarios.Input{Lab: l, Hosts: framework.NewHostPool(l), Config: cfg, ArtifactsDir: artifactsDir(),
-		Observations: &scenarios.Observations{}, Registry: reg, Clusters: &scenarios.Clusters{}, CAPI: servers, SSHKey: key}
+		Observations: &scenarios.Observations{}, Registry: reg, Options: opts, Clusters: &scenarios.Clusters{}, CAPI: servers, SSHKey: key}
 }, NodeTimeout(10*time.Minute))
 
 // SynchronizedAfterSuite writes the report of what ran, then tears the lab

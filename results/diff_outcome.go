@@ -1,0 +1,93 @@
+package results
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Aspects no registry entry may explain (the loader rejects entries whose
+// aspect glob matches them): a flow that did not succeed, a flow that left
+// no observation and scenarios whose flows declare different milestones
+// are failures of the run, not behaviours of a flow.
+const (
+	outcomeAspect     = "outcome"
+	observationAspect = "observation"
+	milestonesAspect  = "milestones"
+)
+
+// gateOutcome makes the outcome aspect a Regression whenever a flow did not
+// succeed, also when both failed alike: two flows failing the same way say
+// nothing about whether CAPI does what MAPI does.
+func gateOutcome(ar *AspectResult, p Pair) {
+	var failed []string
+	for i, o := range []*Observation{p.MAPI, p.CAPI} {
+		if o.Outcome != OutcomeSucceeded {
+			failed = append(failed, failureText([]Flow{FlowMAPI, FlowCAPI}[i], o))
+		}
+	}
+	if len(failed) == 0 {
+		return
+	}
+	ar.Verdict = Regression
+	ar.Note = strings.Join(failed, "; ")
+	if len(failed) == 2 {
+		ar.Note = "both flows did not succeed: " + ar.Note
+	}
+}
+
+// failureText says that a flow did not succeed, how it ended and what
+// errors it reported.
+func failureText(f Flow, o *Observation) string {
+	text := fmt.Sprintf("the %s flow did not succeed (%s)", flowTitle(f), orNone(string(o.Outcome)))
+	msgs := make([]string, 0, len(o.Errors))
+	for _, e := range o.Errors {
+		msgs = append(msgs, e.Source+": "+e.Message)
+	}
+	if len(msgs) == 0 {
+		return text + " and reported no error"
+	}
+	return text + ": " + strings.Join(msgs, "; ")
+}
+
+// FlowFailed tells whether the flow did not succeed in this scenario: it
+// left no observation, or its outcome is not succeeded.
+func (s ScenarioResult) FlowFailed(f Flow) bool {
+	o := s.MAPI
+	if f == FlowCAPI {
+		o = s.CAPI
+	}
+	return o == nil || o.Outcome != OutcomeSucceeded
+}
+
+// FailedFlows are the flows that did not succeed, MAPI first.
+func (s ScenarioResult) FailedFlows() []Flow {
+	var out []Flow
+	for _, f := range []Flow{FlowMAPI, FlowCAPI} {
+		if s.FlowFailed(f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Failed tells whether the scenario fails: a flow did not succeed, or an
+// aspect is a regression.
+func (s ScenarioResult) Failed() bool {
+	return len(s.FailedFlows()) > 0 || s.Count(Regression) > 0
+}
+
+// FlowFailure says why a flow failed: no observation, or its outcome and
+// errors; empty when the flow succeeded.
+func (s ScenarioResult) FlowFailure(f Flow) string {
+	if !s.FlowFailed(f) {
+		return ""
+	}
+	o := s.MAPI
+	if f == FlowCAPI {
+		o = s.CAPI
+	}
+	if o == nil {
+		return fmt.Sprintf("the %s flow left no observation", flowTitle(f))
+	}
+	return failureText(f, o)
+}

@@ -1,0 +1,191 @@
+package results
+
+import (
+	"bytes"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func builtIn(t *testing.T) *Registry {
+	t.Helper()
+	reg, err := DefaultRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+func repeat(line string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = line
+	}
+	return out
+}
+
+// Unhealthy lines stay regressions under the built-in entries that
+// explain the healthy ones.
+func TestUnhealthyLinesStayRegressions(t *testing.T) {
+	reg := builtIn(t)
+	mapiMachine := "live: Drainable=True, InstanceExists=True, Terminable=True"
+	capiMachine := "live: Available=True(AsExpected), NodeHealthy=True(AsExpected), Ready=True(AsExpected)"
+	for _, tc := range []struct {
+		name, aspect    string
+		mapi, capi      []string
+		wantUnexplained string
+	}{
+		{"healthy machines are explained", "objects/machine/conditions", []string{mapiMachine}, []string{capiMachine}, ""},
+		{"a CAPI Machine not Ready", "objects/machine/conditions", []string{mapiMachine},
+			[]string{"live: Available=False(NotReady), NodeHealthy=True(AsExpected), Ready=False(NotReady)"}, "Ready=False"},
+		{"a MAPI Machine whose instance is gone", "objects/machine/conditions",
+			[]string{"live: Drainable=True, InstanceExists=False, Terminable=True"}, []string{capiMachine}, "InstanceExists=False"},
+		{"a condition type outside the entry", "objects/machine/conditions", []string{mapiMachine},
+			[]string{"live: Ready=True, Frobnicated=True"}, "Frobnicated"},
+		{"a spoke host powered off", "hosts/state",
+			[]string{"externally provisioned operational=OK power=off online=true"}, []string{"provisioned operational=OK power=on online=true"}, "power=off"},
+		{"a spoke host in error", "hosts/state",
+			[]string{"externally provisioned operational=error power=on online=true"}, []string{"provisioned operational=OK power=on online=true"}, "operational=error"},
+	} {
+		ar := AspectResult{Aspect: tc.aspect, Verdict: Regression, MAPI: tc.mapi, CAPI: tc.capi, OnlyMAPI: tc.mapi, OnlyCAPI: tc.capi}
+		reg.classify("day1", &ar)
+		unexplained := strings.Join(append(ar.UnexplainedMAPI, ar.UnexplainedCAPI...), " | ")
+		switch {
+		case tc.wantUnexplained == "" && ar.Verdict != KnownDivergence:
+			t.Errorf("%s: %s, unexplained %q", tc.name, ar.Verdict, unexplained)
+		case tc.wantUnexplained != "" && (ar.Verdict != Regression || !strings.Contains(unexplained, tc.wantUnexplained)):
+			t.Errorf("%s: %s, unexplained %q; want a regression on %q", tc.name, ar.Verdict, unexplained, tc.wantUnexplained)
+		}
+	}
+}
+
+// A reason pinned in an entry must be the reason the line has.
+func TestPinnedReason(t *testing.T) {
+	reg, err := ParseRegistry(ruleDoc(entryYAML("pinned", "  aspect: objects/machine/conditions\n  conditions: {capi: {live: {Ready: \"True(AsExpected)\"}}}\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line, want := range map[string]Verdict{
+		"live: Ready=True(AsExpected)":    KnownDivergence,
+		"live: Ready=True(Other)":         Regression,
+		"live: Ready=True":                Regression,
+		"deleted: Ready=True(AsExpected)": Regression,
+	} {
+		ar := AspectResult{Aspect: "objects/machine/conditions", Verdict: Regression, OnlyCAPI: []string{line}}
+		reg.classify("day1", &ar)
+		if ar.Verdict != want {
+			t.Errorf("%q: %s, want %s", line, ar.Verdict, want)
+		}
+	}
+}
+
+// An entry that explains lines of both flows pairs them one to one: five
+// MAPI lines against three CAPI lines stay unexplained and the note says
+// why; countsDiffer lets an entry say the numbers really differ.
+func TestMultiplicityCounts(t *testing.T) {
+	reg := builtIn(t)
+	mapi, capi := repeat("baremetalhost://", 5), repeat("metal3://", 3)
+	ar := AspectResult{Aspect: "nodes/providerID", Verdict: Regression, MAPI: mapi, CAPI: capi, OnlyMAPI: mapi, OnlyCAPI: capi}
+	reg.classify("day1", &ar)
+	if ar.Verdict != Regression || len(ar.UnexplainedMAPI) != 5 || len(ar.UnexplainedCAPI) != 3 || len(ar.Known) != 0 {
+		t.Fatalf("5 against 3 must stay unexplained: %+v", ar)
+	}
+	if !strings.Contains(ar.Note, "entry providerid-format explains 5 MAPI line(s) but 3 CAPI line(s)") {
+		t.Errorf("note %q", ar.Note)
+	}
+	s := ScenarioResult{Scenario: "day1", Aspects: []AspectResult{ar}}
+	if st := reg.entryResults([]ScenarioResult{s})[0]; st.Entry.ID != "providerid-format" || st.Status == Stale {
+		t.Errorf("a miscounted entry is not stale, its aspect regressed: %+v", st)
+	}
+	var text, junit bytes.Buffer
+	r := &Report{Scenarios: []ScenarioResult{s}, Options: DefaultOptions()}
+	if err := r.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteJUnit(&junit); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"text": text.String(), "junit": junit.String()} {
+		if !strings.Contains(out, "baremetalhost:// (×5)") || !strings.Contains(out, "explains 5 MAPI line(s) but 3 CAPI line(s)") {
+			t.Errorf("%s view lacks the counts:\n%s", name, out)
+		}
+	}
+
+	counted, err := ParseRegistry(ruleDoc(entryYAML("more-capi-annotations",
+		"  aspect: nodes/annotations\n  countsDiffer: five annotations where MAPI writes one\n  mapi: ['machine\\.openshift\\.io/machine=<name>']\n  capi: ['cluster\\.x-k8s\\.io/[a-z-]+=<name>']\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ar = AspectResult{Aspect: "nodes/annotations", Verdict: Regression,
+		OnlyMAPI: []string{"machine.openshift.io/machine=<name>"}, OnlyCAPI: repeat("cluster.x-k8s.io/machine=<name>", 5)}
+	counted.classify("day1", &ar)
+	if ar.Verdict != KnownDivergence {
+		t.Errorf("countsDiffer: %+v", ar)
+	}
+}
+
+// An aspect one flow lacks is a regression unless an entry says it exists
+// under the other flow only; that entry explains no presence the other
+// way round, and presence alone is not enough: its lines must be named.
+func TestPresenceOnOneSide(t *testing.T) {
+	reg, err := ParseRegistry(ruleDoc(entryYAML("capi-set-conditions",
+		"  aspect: objects/machine-set/conditions\n  presentIn: capi\n  conditions: {capi: {live: {MachinesReady: \"True\"}}}\n") +
+		entryYAML("set-labels", "  aspect: objects/machine-set/metadata\n  capi: ['label a=b']\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		ar   AspectResult
+		want Verdict
+	}{
+		{"CAPI only, presentIn capi", AspectResult{Aspect: "objects/machine-set/conditions", MAPIAbsent: true, OnlyCAPI: []string{"live: MachinesReady=True"}}, KnownDivergence},
+		{"CAPI only, but unhealthy", AspectResult{Aspect: "objects/machine-set/conditions", MAPIAbsent: true, OnlyCAPI: []string{"live: MachinesReady=False"}}, Regression},
+		{"MAPI only, presentIn capi", AspectResult{Aspect: "objects/machine-set/conditions", CAPIAbsent: true, OnlyMAPI: []string{"live: MachinesReady=True"}}, Regression},
+		{"CAPI only, lines named but no presentIn", AspectResult{Aspect: "objects/machine-set/metadata", MAPIAbsent: true, OnlyCAPI: []string{"label a=b"}}, Regression},
+	} {
+		tc.ar.Verdict = Regression
+		reg.classify("day1", &tc.ar)
+		if tc.ar.Verdict != tc.want {
+			t.Errorf("%s: %s, want %s (%s)", tc.name, tc.ar.Verdict, tc.want, tc.ar.Note)
+		}
+	}
+}
+
+// A flow that did not succeed fails the run, also when both failed alike,
+// and nothing explains it.
+func TestBothFlowsFailedAlikeIsAFailure(t *testing.T) {
+	m := readObservation(t, "testdata/day1/day1.mapi.json")
+	c := readObservation(t, "testdata/day1/day1.capi.json")
+	for _, o := range []*Observation{m, c} {
+		o.Outcome = OutcomeFailed
+		o.Errors = []Error{{Source: "driver", Message: "timed out waiting for 5 Nodes Ready"}}
+	}
+	r := mustBuild(t, []Pair{{Scenario: "day1", MAPI: m, CAPI: c}}, builtIn(t), DefaultOptions())
+	s := r.Scenarios[0]
+	a, _ := s.Aspect("outcome")
+	if a.Verdict != Regression || !r.Failed() || !slices.Equal(s.FailedFlows(), []Flow{FlowMAPI, FlowCAPI}) {
+		t.Fatalf("both failed: outcome %+v, failed=%t, flows %v", a, r.Failed(), s.FailedFlows())
+	}
+	for _, want := range []string{"both flows did not succeed", "the MAPI flow did not succeed (failed): driver: timed out", "the CAPI flow did not succeed (failed)"} {
+		if !strings.Contains(a.Note, want) {
+			t.Errorf("note %q lacks %q", a.Note, want)
+		}
+	}
+	var text bytes.Buffer
+	if err := r.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"day1: FAIL:", "FLOW FAILED the CAPI flow did not succeed (failed): driver: timed out"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+
+	c.Outcome, c.Errors = OutcomeSucceeded, nil
+	r = mustBuild(t, []Pair{{Scenario: "day1", MAPI: m, CAPI: c}}, builtIn(t), DefaultOptions())
+	if s := r.Scenarios[0]; !s.FlowFailed(FlowMAPI) || s.FlowFailed(FlowCAPI) || !reflect.DeepEqual(s.FailedFlows(), []Flow{FlowMAPI}) {
+		t.Errorf("MAPI failed alone: %v", s.FailedFlows())
+	}
+}

@@ -1,0 +1,103 @@
+package results
+
+import (
+	"strings"
+	"testing"
+)
+
+// ruleDoc is a registry declaring day1 and day2-scale with one entry.
+func ruleDoc(entry string) []byte {
+	return []byte("apiVersion: paritylab.io/known-divergences/v1\nscenarios: [day1, day2-scale]\ndivergences:\n" + entry)
+}
+
+// entryYAML is an entry with the required prose and the fields given.
+func entryYAML(id, fields string) string {
+	return "- id: " + id + "\n  summary: s\n  explanation: e\n  upstream: [{url: \"https://example.invalid\"}]\n" + fields
+}
+
+// Each loader rule rejects the over-broad entry it is for, in a message
+// that names the entry and says what to fix.
+func TestLoaderRejectsOverBroadEntries(t *testing.T) {
+	for _, tc := range []struct {
+		rule, id, fields, want string
+	}{
+		{"entries name lines", "no-patterns", "  aspect: events/warnings\n", "names no line"},
+		{"no catch-all: .*", "dot-star", "  aspect: nodes/labels\n  mapi: ['.*']\n", "catch-all"},
+		{"no catch-all: .+", "dot-plus", "  aspect: nodes/labels\n  capi: ['.+']\n", "catch-all"},
+		{`no catch-all: \S+`, "non-space", "  aspect: nodes/labels\n  mapi: ['\\S+']\n", "catch-all"},
+		{"no catch-all: [^=]*", "negated-class", "  aspect: nodes/labels\n  mapi: ['[^=]*']\n", "catch-all"},
+		{"no catch-all: label .*", "any-label", "  aspect: objects/*/metadata\n  mapi: ['label .*']\n", "catch-all"},
+		{"no catch-all: Type=Status", "any-pair", "  aspect: events/warnings\n  capi: ['\\w+=\\w+']\n", "catch-all"},
+		{"condition aspects take no regex", "regex-conditions", "  aspect: objects/machine/conditions\n  capi: ['live: Ready=True']\n", "take no mapi, capi or except patterns"},
+		{"condition globs take no regex either", "wide-glob", "  aspect: objects/machine/*\n  capi: ['live: Ready=True']\n", "take no mapi, capi or except patterns"},
+		{"conditions only on condition aspects", "conditions-elsewhere", "  aspect: nodes/labels\n  conditions: {capi: {live: {Ready: \"True\"}}}\n", "objects/<role>/conditions aspects only"},
+		{"one status per condition", "any-status", "  aspect: objects/machine/conditions\n  conditions: {capi: {deleted: {Ready: \"True|False\"}}}\n", "is not one status"},
+		{"statuses are quoted", "unquoted", "  aspect: objects/machine/conditions\n  conditions: {capi: {live: {Ready: True}}}\n", "quoted"},
+		{"live positive conditions are True", "unready", "  aspect: objects/machine/conditions\n  conditions: {capi: {live: {Ready: \"False\"}}}\n", "ended unhealthy"},
+		{"live negative conditions are False", "deleting", "  aspect: objects/machine/conditions\n  conditions: {capi: {live: {Deleting: \"True\"}}}\n", "ended unhealthy"},
+		{"live conditions are not Unknown", "unknown-ready", "  aspect: objects/machine/conditions\n  conditions: {mapi: {live: {InstanceExists: Unknown}}}\n", "ended unhealthy"},
+		{"live condition types have a polarity", "no-polarity", "  aspect: objects/machine/conditions\n  conditions: {capi: {live: {Frobnicated: \"True\"}}}\n", "registry_polarity.go"},
+		{"conditions name something", "empty-conditions", "  aspect: objects/machine/conditions\n  conditions: {capi: {}}\n", "name the condition types"},
+		{`host states pin power=: \S+`, "any-power", "  aspect: hosts/state\n  mapi: ['provisioned operational=OK power=\\S+ online=true']\n", "a wildcard"},
+		{"host states pin operational=: negated class", "any-operational", "  aspect: hosts/*\n  mapi: ['provisioned operational=[^ ]+ power=on online=true']\n", "a wildcard"},
+		{"host states pin online=: .*", "any-online", "  aspect: hosts/state\n  capi: ['provisioned operational=OK power=on online=.*']\n", "a wildcard"},
+		{"host states pin every key", "missing-keys", "  aspect: hosts/state\n  mapi: ['provisioned operational=OK .+']\n", "not all"},
+		{"host states without keys are no wildcard", "any-host-state", "  aspect: hosts/state\n  mapi: ['externally provisioned .+']\n", "accepts any operational status"},
+		{"host state keys not inside repetitions", "repeated-key", "  aspect: hosts/state\n  mapi: ['provisioned( operational=OK)+ power=on online=true']\n", "inside a repetition"},
+		{"scenarios must be declared", "future-scenario", "  scenarios: ['remediation*']\n  aspect: events/warnings\n  mapi: ['machine: Remediated']\n", "matches no declared scenario"},
+		{"outcome is never explained", "both-failed", "  aspect: outcome\n  mapi: ['failed']\n  capi: ['failed']\n", "no entry may explain"},
+		{"globs covering outcome are rejected", "everything", "  aspect: '*'\n  mapi: ['failed']\n", "no entry may explain"},
+		{"milestones are never explained", "other-plan", "  aspect: milestones\n  mapi: ['a → b']\n", "no entry may explain"},
+		{"durations are judged by the tolerance", "slow-capi", "  aspect: durations/*\n  capi: ['\\d+m\\d+s']\n", "tolerance"},
+		{"presentIn names a flow", "present-nowhere", "  aspect: nodes/labels\n  presentIn: both\n  capi: ['a=b']\n", "must be mapi or capi"},
+		{"presentIn names lines of its flow only", "present-both", "  aspect: nodes/labels\n  presentIn: capi\n  mapi: ['a=b']\n  capi: ['a=c']\n", "names lines of the other flow"},
+		{"countsDiffer on two-sided entries only", "counts-one-side", "  aspect: nodes/labels\n  countsDiffer: because\n  capi: ['a=b']\n", "countsDiffer applies"},
+	} {
+		_, err := ParseRegistry(ruleDoc(entryYAML(tc.id, tc.fields)))
+		if err == nil {
+			t.Errorf("%s: entry %s loaded", tc.rule, tc.id)
+			continue
+		}
+		if !strings.Contains(err.Error(), `"`+tc.id+`"`) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error does not name entry %s and say %q:\n%v", tc.rule, tc.id, tc.want, err)
+		}
+	}
+}
+
+// Entries the rules are not about still load: named lines, literal host
+// states (alternatives spelt out), healthy structured conditions with and
+// without a pinned reason, one-flow presence.
+func TestLoaderAcceptsNarrowEntries(t *testing.T) {
+	for id, fields := range map[string]string{
+		"literal-host-states": "  aspect: hosts/*\n  mapi: ['(externally provisioned|unmanaged) operational=(OK|detached) power=on online=true', '\\(none\\)', 'inspect\\.metal3\\.io=disabled']\n  capi: ['provisioned operational=OK power=on online=true']\n",
+		"healthy-conditions":  "  aspect: objects/machine/conditions\n  conditions:\n    capi:\n      live: {Ready: \"True(AsExpected)\", NodeHealthy: \"True\", Paused: \"False\"}\n      deleted: {Deleting: \"True\", Ready: \"False\"}\n",
+		"capi-only-aspect":    "  aspect: objects/machine-set/conditions\n  presentIn: capi\n  conditions: {capi: {live: {MachinesReady: \"True\"}}}\n",
+		"paired-counts":       "  aspect: nodes/annotations\n  countsDiffer: one annotation against five\n  mapi: ['machine\\.openshift\\.io/machine=<namespace>/<name>']\n  capi: ['cluster\\.x-k8s\\.io/machine=<name>']\n",
+	} {
+		if _, err := ParseRegistry(ruleDoc(entryYAML(id, fields))); err != nil {
+			t.Errorf("%s: %v", id, err)
+		}
+	}
+}
+
+// The built-in registry declares the scenarios the suites run, and its
+// entries for scenarios that do not exist yet wait in the catalogue,
+// which decodes as a registry but is not one the loader reads.
+func TestRegistryDeclaresScenariosAndCatalogueStaysOut(t *testing.T) {
+	reg, err := DefaultRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(reg.Scenarios(), ","); got != "day1,day2-scale" {
+		t.Errorf("declared scenarios %q", got)
+	}
+	var pending Registry
+	if err := decodeRegistry(mustRead(t, "catalogue/pending-divergences.yaml"), &pending); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"remediation-style", "remediation-owner", "upgrade-trigger", "delete-annotation-empty-value", "node-label-propagation", "taint-propagation"} {
+		if reg.Entry(id) != nil || pending.Entry(id) == nil {
+			t.Errorf("%s: want it in the catalogue, not in the registry", id)
+		}
+	}
+}
