@@ -44,13 +44,30 @@
 // the part an object plays whatever its kind, milestones are declared once
 // for both flows, and a role's Properties use the same keys (the registry
 // relies on e.g. deletion.selectedBy=delete-annotation|policy for the
-// Machine a scale-down removed). Anything recorded is shown; only what has
-// a role, and the nodes, hosts, milestones, events and errors, is diffed.
-// Objects of role node are Node identity records: they make nodes/identity
-// and resolve machine links, and have no objects/node aspects.
+// Machine a scale-down removed). What is diffed: the outcome; the fixture
+// (name, the hardware the hosts reported, versions, shape); the milestone
+// plan and the durations between milestones; objects that have a role,
+// role by role (count, phases, final condition statuses and reasons, the
+// labels, annotations and properties the driver kept, machine links,
+// replica series, provisioning); the Nodes at the end and the Node
+// identities; the hosts (count, state, consumer, errors, annotations, BMC
+// operations); Normal and Warning event reasons; errors. Objects of role
+// node are Node identity records: they make nodes/identity and resolve
+// machine links, and have no objects/node aspects. Not diffed, only shown:
+// objects without a role, object names and times, condition and event
+// messages (all in the HTML report's object timelines, which list every
+// object recorded), and the run environment, run ID and backends (run
+// metadata and each scenario's facts, in HTML and Markdown).
 //
-// A Report renders as JUnit XML for Prow and Jenkins (junit.go), a Markdown
-// summary (markdown.go) and a self-contained HTML page (html.go).
+// A Report renders as JUnit XML for Prow and Jenkins (junit.go), a
+// self-contained HTML page (html*.go, report.html.tmpl) and Markdown with
+// the same content but the object timelines (markdown.go). The page shows
+// the run's metadata as the observations recorded it (both values where
+// flows disagree), a red header and a headline for every failed flow, the
+// parity matrix, and per scenario what each flow ran on, its milestones
+// with both durations, delta and ratio even within tolerance, every
+// aspect's verdict with the lines and registry entries it was decided on,
+// and a timeline of every object and host each flow recorded.
 //
 // results is a leaf library: it must not import any other package of this
 // repository, so that suites, scenarios and the CLI can all use it.

@@ -91,3 +91,31 @@ func firstDifference(want, got []byte) string {
 	}
 	return ""
 }
+
+// The Markdown report carries the HTML report's content but the object
+// timelines: run metadata, per scenario its milestones and every aspect
+// with its verdict, and says where the timelines are. Structural, so that
+// it holds whatever observations the golden data holds.
+func TestMarkdownSections(t *testing.T) {
+	r := goldenReport(t)
+	var buf bytes.Buffer
+	if err := r.WriteMarkdown(&buf); err != nil {
+		t.Fatal(err)
+	}
+	md := buf.String()
+	want := []string{"## Run\n\n| fact | value |\n", "| date and time (UTC) |", "are in the HTML report only.\n"}
+	for _, s := range r.Scenarios {
+		want = append(want, "\n### "+s.Scenario+": "+scenarioVerdict(s)+"\n", "| fact | MAPI flow | CAPI flow |")
+		for _, a := range s.Aspects {
+			want = append(want, "| "+mdCell(a.Aspect)+" | "+mdVerdict(a.Verdict)+" | ")
+		}
+		for _, m := range milestoneRows(s) {
+			want = append(want, "| "+mdCell(m.Name)+": ")
+		}
+	}
+	for _, w := range want {
+		if !bytes.Contains([]byte(md), []byte(w)) {
+			t.Errorf("markdown lacks %q", w)
+		}
+	}
+}

@@ -16,9 +16,14 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"cellClass": cellClass,
 	"pct":       func(f float64) string { return fmt.Sprintf("%.2f", f) },
 	"times":     times,
+	"join":      strings.Join,
+	"plural":    plural,
 }).Parse(reportTemplate))
 
-// Matrix colours; the HTML test finds them in a screenshot.
+// Verdict colours. The template sets its CSS variables from them, and both
+// the matrix cells and the legend use those variables, so they cannot
+// drift apart; the HTML tests find them in a screenshot and in computed
+// styles.
 const (
 	colorParity     = "#2da44e"
 	colorKnown      = "#e3b341"
@@ -27,23 +32,28 @@ const (
 )
 
 type htmlView struct {
-	Summary    string
-	Failed     bool
-	Options    Options
-	Colors     map[string]string
-	Aspects    []string
-	Matrix     []matrixRow
-	Scenarios  []scenarioView
-	Details    []detailView
-	Stale      []EntryResult
-	Reproduced []EntryResult
-	Idle       []EntryResult
+	Summary      string
+	Failed       bool
+	FlowFailures []string
+	Options      Options
+	Colors       map[string]string
+	Meta         []factRow
+	Aspects      []string
+	Matrix       []matrixRow
+	Scenarios    []scenarioView
+	Stale        []EntryResult
+	Reproduced   []EntryResult
+	Idle         []EntryResult
 }
 
+// matrixRow is one scenario of the matrix; Failed are the headlines of
+// its failed flows (the row's title), FailedFlows their short names.
 type matrixRow struct {
-	Scenario string
-	Anchor   string
-	Cells    []matrixCell
+	Scenario    string
+	Anchor      string
+	Failed      []string
+	FailedFlows []string
+	Cells       []matrixCell
 }
 
 type matrixCell struct {
@@ -58,9 +68,13 @@ type scenarioView struct {
 	Parity     int
 	Known      int
 	Regression int
+	Failed     []string
+	Facts      []pairFact
 	Backends   []backendRow
-	Fixture    string
+	Milestones []milestoneRow
 	Timeline   []timelineRow
+	Aspects    []aspectView
+	Objects    []flowObjects
 }
 
 type backendRow struct {
@@ -78,16 +92,6 @@ type bar struct {
 	Label       string
 }
 
-type detailView struct {
-	Scenario, Aspect, Anchor string
-	Verdict                  Verdict
-	Message                  string
-	Rows                     []row
-	Known                    []*Entry
-	Note                     string
-	MAPIEmpty, CAPIEmpty     string
-}
-
 // WriteHTML writes a self-contained HTML report: inline CSS and script, no
 // external resources, readable offline.
 func (r *Report) WriteHTML(w io.Writer) error {
@@ -101,11 +105,14 @@ func (r *Report) htmlView() htmlView {
 	v := htmlView{
 		Summary: r.Summary(), Failed: r.Failed(), Options: r.Options, Aspects: r.AspectNames(),
 		Colors: map[string]string{"Parity": colorParity, "KnownDivergence": colorKnown, "Regression": colorRegression, "Absent": colorAbsent},
+		Meta:   runFacts(r.Scenarios),
 	}
 	for _, s := range r.Scenarios {
+		for _, line := range flowFailedLines(s) {
+			v.FlowFailures = append(v.FlowFailures, s.Scenario+": "+line)
+		}
 		v.Matrix = append(v.Matrix, matrixRowOf(s, v.Aspects))
 		v.Scenarios = append(v.Scenarios, scenarioViewOf(s))
-		v.Details = append(v.Details, detailsOf(s)...)
 	}
 	for _, e := range r.Entries {
 		switch e.Status {
@@ -121,18 +128,17 @@ func (r *Report) htmlView() htmlView {
 }
 
 func matrixRowOf(s ScenarioResult, aspects []string) matrixRow {
-	mr := matrixRow{Scenario: s.Scenario, Anchor: anchor("s", s.Scenario, "")}
+	mr := matrixRow{Scenario: s.Scenario, Anchor: anchor("s", s.Scenario, ""), Failed: flowFailedLines(s)}
+	for _, f := range s.FailedFlows() {
+		mr.FailedFlows = append(mr.FailedFlows, flowTitle(f))
+	}
 	for _, name := range aspects {
 		a, ok := s.Aspect(name)
 		if !ok {
 			mr.Cells = append(mr.Cells, matrixCell{Title: s.Scenario + " · " + name + ": not observed"})
 			continue
 		}
-		cell := matrixCell{Verdict: a.Verdict, Title: s.Scenario + " · " + name + ": " + string(a.Verdict)}
-		if a.Differs() {
-			cell.Anchor = anchor("d", s.Scenario, name)
-		}
-		mr.Cells = append(mr.Cells, cell)
+		mr.Cells = append(mr.Cells, matrixCell{Verdict: a.Verdict, Title: s.Scenario + " · " + name + ": " + string(a.Verdict), Anchor: anchor("d", s.Scenario, name)})
 	}
 	return mr
 }
@@ -153,7 +159,8 @@ func scenarioViewOf(s ScenarioResult) scenarioView {
 	sv := scenarioView{
 		Name: s.Scenario, Anchor: anchor("s", s.Scenario, ""),
 		Parity: s.Count(Parity), Known: s.Count(KnownDivergence), Regression: s.Count(Regression),
-		Timeline: timeline(s.MAPI, s.CAPI),
+		Failed: flowFailedLines(s), Facts: pairFacts(s), Milestones: milestoneRows(s),
+		Timeline: timeline(s.MAPI, s.CAPI), Aspects: aspectViews(s), Objects: flowObjectsOf(s),
 	}
 	differs := map[string]bool{}
 	for _, k := range differingBackends(s.MAPI, s.CAPI) {
@@ -165,7 +172,6 @@ func scenarioViewOf(s ScenarioResult) scenarioView {
 			for k := range o.Backends {
 				comps[k] = true
 			}
-			sv.Fixture = o.Fixture.Name
 		}
 	}
 	for _, k := range sortedKeys(comps) {
@@ -242,23 +248,6 @@ func phaseNames(m, c *Observation) []string {
 		}
 	}
 	return names
-}
-
-func detailsOf(s ScenarioResult) []detailView {
-	var out []detailView
-	for _, a := range s.Aspects {
-		if !a.Differs() {
-			continue
-		}
-		d := detailView{Scenario: s.Scenario, Aspect: a.Aspect, Anchor: anchor("d", s.Scenario, a.Aspect),
-			Verdict: a.Verdict, Rows: rows(a), Known: a.Known, Note: a.Note,
-			MAPIEmpty: emptyNote(a.MAPIAbsent, len(a.MAPI)), CAPIEmpty: emptyNote(a.CAPIAbsent, len(a.CAPI))}
-		if a.Verdict == Regression {
-			d.Message = regressionMessage(a)
-		}
-		out = append(out, d)
-	}
-	return out
 }
 
 // anchor builds an HTML id from a kind and names.

@@ -79,26 +79,37 @@ func TestHTMLRendersMatrixInChromium(t *testing.T) {
 }
 
 // screenshot renders page with headless chromium, offline, and decodes it.
+// The window is tall enough for the run metadata above the matrix.
 func screenshot(t *testing.T, chromium, dir, page string) image.Image {
 	t.Helper()
 	out := filepath.Join(dir, "shot.png")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, chromium,
-		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--host-resolver-rules=MAP * ~NOTFOUND", "--force-color-profile=srgb", "--hide-scrollbars",
-		"--user-data-dir="+filepath.Join(dir, "profile"), "--window-size=1400,1000",
-		"--screenshot="+out, "file://"+page)
-	cmd.Env = append(os.Environ(), "HOME="+dir)
-	if output, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("chromium: %v\n%s", err, output)
-	}
+	runChromium(t, chromium, dir, "--window-size=1400,2400", "--screenshot="+out, "file://"+page)
 	img, err := png.Decode(bytes.NewReader(mustRead(t, out)))
 	if err != nil {
 		t.Fatalf("decode screenshot: %v", err)
 	}
 	return img
+}
+
+// runChromium runs headless chromium offline (every host name resolves to
+// nothing) and returns what it printed on stdout.
+func runChromium(t *testing.T, chromium, dir string, args ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, chromium, append([]string{
+		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--host-resolver-rules=MAP * ~NOTFOUND", "--force-color-profile=srgb", "--hide-scrollbars",
+		"--user-data-dir=" + filepath.Join(dir, "profile"),
+	}, args...)...)
+	cmd.Env = append(os.Environ(), "HOME="+dir)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium: %v\n%s", err, stderr.String())
+	}
+	return stdout.Bytes()
 }
 
 func mustRead(t *testing.T, file string) []byte {

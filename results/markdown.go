@@ -6,16 +6,23 @@ import (
 	"strings"
 )
 
-// WriteMarkdown writes a summary people read in a PR comment or a job
-// page: the verdict, a row per scenario, every regression with its
-// side-by-side view, the known divergences met, and the registry's health.
+// WriteMarkdown writes the report for a PR comment or a job page, with
+// the HTML report's content except the object timelines: the verdict and
+// failed flows, the run metadata, a row per scenario, per scenario its
+// facts, milestones and every aspect's verdict, every regression and known
+// divergence with its side-by-side view, and the registry's health.
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	r.mdSummary(&b)
+	r.mdRun(&b)
 	r.mdScenarios(&b)
+	for _, s := range r.Scenarios {
+		mdScenario(&b, s)
+	}
 	r.mdRegressions(&b)
 	r.mdKnown(&b)
 	r.mdRegistry(&b)
+	b.WriteString("\nObject timelines (every recorded object and host, with what happened to it) are in the HTML report only.\n")
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("write markdown: %w", err)
 	}
@@ -40,7 +47,32 @@ func (r *Report) Summary() string {
 func (r *Report) mdSummary(b *strings.Builder) {
 	b.WriteString("# MAPI vs CAPI parity\n\n")
 	fmt.Fprintf(b, "**%s**\n\n", r.Summary())
+	for _, s := range r.Scenarios {
+		for _, line := range flowFailedLines(s) {
+			fmt.Fprintf(b, "> **%s: %s**\n\n", s.Scenario, line)
+		}
+	}
 	fmt.Fprintf(b, "Durations count as parity within %.2f× or ±%s.\n\n", r.Options.DurationRatio, r.Options.DurationSlack)
+}
+
+func (r *Report) mdRun(b *strings.Builder) {
+	facts := runFacts(r.Scenarios)
+	if len(facts) == 0 {
+		return
+	}
+	b.WriteString("## Run\n\n| fact | value |\n|---|---|\n")
+	for _, f := range facts {
+		values := make([]string, 0, len(f.Values))
+		for _, v := range f.Values {
+			if v.Where != "" {
+				values = append(values, v.Value+" ("+v.Where+")")
+				continue
+			}
+			values = append(values, v.Value)
+		}
+		fmt.Fprintf(b, "| %s | %s |\n", mdCell(f.Name), mdCell(strings.Join(values, " · ")))
+	}
+	b.WriteString("\n")
 }
 
 func (r *Report) mdScenarios(b *strings.Builder) {
@@ -48,8 +80,8 @@ func (r *Report) mdScenarios(b *strings.Builder) {
 	b.WriteString("| scenario | verdict | parity | known | regressions | MAPI backends | CAPI backends | MAPI time | CAPI time |\n")
 	b.WriteString("|---|---|---:|---:|---:|---|---|---:|---:|\n")
 	for _, s := range r.Scenarios {
-		verdict := "PASS"
-		if s.Count(Regression) > 0 {
+		verdict := scenarioVerdict(s)
+		if s.Failed() {
 			verdict = "**FAIL**"
 		}
 		fmt.Fprintf(b, "| %s | %s | %d | %d | %d | %s | %s | %s | %s |\n",
@@ -62,6 +94,71 @@ func (r *Report) mdScenarios(b *strings.Builder) {
 			fmt.Fprintf(b, "- %s: components the flows implement differently: %s.\n", s.Scenario, diff)
 		}
 	}
+}
+
+// mdScenario is one scenario: its failed flows, what each flow ran on,
+// its milestones and every aspect's verdict with what it was decided on.
+func mdScenario(b *strings.Builder, s ScenarioResult) {
+	fmt.Fprintf(b, "\n### %s: %s\n\n", s.Scenario, scenarioVerdict(s))
+	for _, line := range flowFailedLines(s) {
+		fmt.Fprintf(b, "> **%s**\n\n", line)
+	}
+	b.WriteString("| fact | MAPI flow | CAPI flow |\n|---|---|---|\n")
+	for _, f := range pairFacts(s) {
+		capi := f.CAPI
+		if f.Same {
+			capi = "(same)"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s |\n", mdCell(f.Name), mdCell(f.MAPI), mdCell(capi))
+	}
+	if ms := milestoneRows(s); len(ms) > 0 {
+		b.WriteString("\n| milestone | MAPI | CAPI | delta (CAPI − MAPI) | ratio (CAPI/MAPI) | verdict |\n|---|---:|---:|---:|---:|---|\n")
+		for _, m := range ms {
+			fmt.Fprintf(b, "| %s: %s | %s | %s | %s | %s | %s |\n", mdCell(m.Name), mdCell(m.Description),
+				m.MAPI, m.CAPI, orWord(m.Delta, "—"), orWord(m.Ratio, "—"), mdVerdict(m.Verdict))
+		}
+	}
+	b.WriteString("\n| aspect | verdict | decided on |\n|---|---|---|\n")
+	for _, a := range s.Aspects {
+		fmt.Fprintf(b, "| %s | %s | %s |\n", mdCell(a.Aspect), mdVerdict(a.Verdict), mdCell(decidedOn(a)))
+	}
+}
+
+// mdVerdict makes a regression stand out; "—" is a milestone no flow
+// reached.
+func mdVerdict(v Verdict) string {
+	switch v {
+	case "":
+		return "—"
+	case Regression:
+		return "**Regression**"
+	}
+	return string(v)
+}
+
+// decidedOn says what a parity verdict rests on (the first lines both
+// flows have, with repeat counts), or where a difference is detailed.
+func decidedOn(a AspectResult) string {
+	switch {
+	case isDurationAspect(a):
+		return aspectHint(a)
+	case a.Verdict == Regression:
+		return aspectHint(a) + "; see Regressions"
+	case a.Verdict == KnownDivergence:
+		return aspectHint(a) + "; see Known divergences"
+	}
+	const shown = 3
+	var lines []string
+	for _, r := range lineRows(a) {
+		lines = append(lines, r.Both)
+	}
+	if len(lines) == 0 {
+		return "no lines in either flow"
+	}
+	if len(lines) > shown {
+		lines = append(lines[:shown], fmt.Sprintf("… %d more", len(lines)-shown))
+	}
+	return strings.Join(lines, "; ")
 }
 
 func (r *Report) mdRegressions(b *strings.Builder) {
@@ -90,6 +187,7 @@ func (r *Report) mdRegressions(b *strings.Builder) {
 func (r *Report) mdKnown(b *strings.Builder) {
 	b.WriteString("## Known divergences\n\n")
 	var rowsOut []string
+	var details strings.Builder
 	for _, s := range r.Scenarios {
 		for _, a := range s.Aspects {
 			if a.Verdict != KnownDivergence {
@@ -99,6 +197,13 @@ func (r *Report) mdKnown(b *strings.Builder) {
 				rowsOut = append(rowsOut, fmt.Sprintf("| %s | %s | `%s` | %s | %s |",
 					mdCell(s.Scenario), mdCell(a.Aspect), e.ID, mdCell(e.Summary), mdRefs(e.Upstream)))
 			}
+			// Collapsed where the renderer supports it (GitHub), plain
+			// text elsewhere.
+			fmt.Fprintf(&details, "<details><summary>%s: %s</summary>\n\n```\n%s\n```\n\n", s.Scenario, a.Aspect, sideBySide(a))
+			if a.Note != "" {
+				fmt.Fprintf(&details, "%s\n\n", a.Note)
+			}
+			details.WriteString("</details>\n\n")
 		}
 	}
 	if len(rowsOut) == 0 {
@@ -107,6 +212,7 @@ func (r *Report) mdKnown(b *strings.Builder) {
 	}
 	b.WriteString("| scenario | aspect | entry | why | upstream |\n|---|---|---|---|---|\n")
 	b.WriteString(strings.Join(rowsOut, "\n") + "\n\n")
+	b.WriteString(details.String())
 }
 
 func (r *Report) mdRegistry(b *strings.Builder) {
