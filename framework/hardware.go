@@ -37,7 +37,11 @@ func HardwareOfAgent(a *agentv1beta1.Agent) *results.Hardware {
 	}
 	out := &results.Hardware{Arch: inv.CPU.Architecture, CPUs: int(inv.CPU.Count), MemoryMiB: int(inv.Memory.PhysicalBytes >> 20)}
 	for _, d := range inv.Disks {
-		out.Disks = append(out.Disks, results.Disk{Name: d.Name, SizeGiB: roundGiB(d.SizeBytes)})
+		// An optical drive's size is the medium in it, not a disk of
+		// the host; inspection through the BMC does not list it either.
+		if d.DriveType != "ODD" {
+			out.Disks = append(out.Disks, results.Disk{Name: d.Name, SizeGiB: roundGiB(d.SizeBytes)})
+		}
 	}
 	for _, n := range inv.Interfaces {
 		out.NICs = append(out.NICs, results.NIC{Name: n.Name, MAC: strings.ToLower(n.MacAddress)})

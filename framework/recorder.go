@@ -128,16 +128,22 @@ func (r *Recorder) Stop() {
 }
 
 func (r *Recorder) objectHandler(w Watch) cache.ResourceEventHandler {
-	return cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(o any) { r.observe(w, o, false) },
-		UpdateFunc: func(_, o any) { r.observe(w, o, false) },
+	return cache.ResourceEventHandlerDetailedFuncs{
+		AddFunc:    func(o any, initial bool) { r.observe(w, o, observed{initial: initial}) },
+		UpdateFunc: func(_, o any) { r.observe(w, o, observed{}) },
 		DeleteFunc: func(o any) {
 			if tomb, ok := o.(cache.DeletedFinalStateUnknown); ok {
 				o = tomb.Obj
 			}
-			r.observe(w, o, true)
+			r.observe(w, o, observed{deleted: true})
 		},
 	}
+}
+
+// observed says how an object was seen: in the watch's initial list (it
+// existed before the recorder started), or deleted.
+type observed struct {
+	initial, deleted bool
 }
 
 // watchErrorLogger reports a watch's errors (a relist after a dropped
@@ -148,7 +154,7 @@ func watchErrorLogger(log logr.Logger, w Watch) cache.WatchErrorHandler {
 	}
 }
 
-func (r *Recorder) observe(w Watch, o any, deleted bool) {
+func (r *Recorder) observe(w Watch, o any, how observed) {
 	u, ok := o.(*unstructured.Unstructured)
 	if !ok {
 		return
@@ -164,7 +170,7 @@ func (r *Recorder) observe(w Watch, o any, deleted bool) {
 		r.objects[u.GetUID()] = rec
 		r.order = append(r.order, u.GetUID())
 	}
-	if deleted && rec.DeletedAt == nil {
+	if how.deleted && rec.DeletedAt == nil {
 		rec.DeletedAt = &now
 	}
 	if w.IdentityOnly {
@@ -172,7 +178,12 @@ func (r *Recorder) observe(w Watch, o any, deleted bool) {
 	}
 	rec.Labels, rec.Annotations = u.GetLabels(), scenarioAnnotations(u.GetAnnotations())
 	observeMachineFields(rec, u, now)
-	if !deleted {
+	switch {
+	case how.initial:
+		// What a host was given before the recorder started is not
+		// something the flow under record did.
+		r.images.remember(u)
+	case !how.deleted:
 		r.images.observe(r.ctx, rec, u, now)
 	}
 	if phase := phaseOf(u); phase != "" && (len(rec.Phases) == 0 || rec.Phases[len(rec.Phases)-1].Phase != phase) {

@@ -96,6 +96,14 @@ type provisioning struct {
 	last map[string]hostImage // by object UID
 }
 
+// remember takes the image a host's spec names as known, without
+// recording it as a provisioning.
+func (p *provisioning) remember(u *unstructured.Unstructured) {
+	if img, ok := hostImageOf(u); ok {
+		p.last[string(u.GetUID())] = img
+	}
+}
+
 func (p *provisioning) observe(ctx context.Context, rec *results.Object, u *unstructured.Unstructured, now time.Time) {
 	img, ok := hostImageOf(u)
 	if !ok {

@@ -131,3 +131,28 @@ func lastReplicas(o results.Object) string {
 func gvr(group, version, resource string) schema.GroupVersionResource {
 	return schema.GroupVersionResource{Group: group, Version: version, Resource: resource}
 }
+
+// An image a host was given before the recorder started is not a
+// provisioning of the flow under record; one given afterwards is.
+func TestRecorderSkipsImagesGivenBeforeItStarted(t *testing.T) {
+	h, c := startHub(t)
+	ctx := context.Background()
+	must(t, crds.Install(h.RESTConfig(), crds.InstallInput{Sets: []crds.Set{crds.Metal3()}}))
+	ns, err := CreateNamespace(ctx, c, "pre")
+	must(t, err)
+	bmh := &bmov1alpha1.BareMetalHost{ObjectMeta: metav1.ObjectMeta{Name: "pre-0", Namespace: ns.Name},
+		Spec: bmov1alpha1.BareMetalHostSpec{Image: &bmov1alpha1.Image{URL: "http://127.0.0.1:1/day1.raw", Checksum: "day1"}}}
+	must(t, c.Create(ctx, bmh))
+	rec, err := StartRecorder(ctx, RecorderInput{RESTConfig: h.RESTConfig(), Watches: []Watch{
+		{Resource: gvr("metal3.io", "v1alpha1", "baremetalhosts"), Namespace: ns.Name, Role: "host"}}})
+	must(t, err)
+	defer rec.Stop()
+	bmh.Spec.Online = true // an update that changes no image
+	must(t, c.Update(ctx, bmh))
+	bmh.Spec.Image = &bmov1alpha1.Image{URL: "http://127.0.0.1:1/day2.raw", Checksum: "day2"}
+	must(t, c.Update(ctx, bmh))
+	waitFor(t, "the new image", func() bool { return len(objectNamed(rec, "pre-0").Provisioning) > 0 })
+	if p := objectNamed(rec, "pre-0").Provisioning; len(p) != 1 || p[0].Image != "day2" {
+		t.Fatalf("provisioning %+v: want only the image given after the recorder started", p)
+	}
+}

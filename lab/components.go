@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"sort"
 
 	"github.com/paritylab/paritylab/lab/binaries"
-	"github.com/paritylab/paritylab/lab/hub/local"
+	"github.com/paritylab/paritylab/lab/crds"
 )
 
 // ComponentRecord says which implementation, at which version, runs one
@@ -51,10 +50,11 @@ const (
 )
 
 // hubComponentRecords are the parts a local hub runs, as hubComponents
-// starts them, and the machine API every workload cluster gets.
-func hubComponentRecords() []ComponentRecord {
+// starts them, and the machine API every workload cluster gets; hub is
+// the running hub's backend (hub.Hub.Backend).
+func hubComponentRecords(hub string) []ComponentRecord {
 	return []ComponentRecord{
-		{Name: "hub", Implementation: local.BackendName + " (kube-apiserver, kube-controller-manager " + binaries.KubernetesVersion + ", etcd " + binaries.EtcdVersion + ")"},
+		{Name: "hub", Implementation: hub + " (kube-apiserver, kube-controller-manager " + binaries.KubernetesVersion + ", etcd " + binaries.EtcdVersion + ")"},
 		{Name: "capi-core", Implementation: "sigs.k8s.io/cluster-api", Version: moduleVersion("sigs.k8s.io/cluster-api")},
 		{Name: "infra", Implementation: ownCAPM3},
 		{Name: "bootstrap", Implementation: ownProviders + " (OpenshiftAssistedConfig)"},
@@ -67,23 +67,14 @@ func hubComponentRecords() []ComponentRecord {
 	}
 }
 
-// moduleVersion is the version of a module linked into this binary (its
-// replacement's, when replaced), or "unknown".
+// moduleVersion is the version of a module linked into this binary, or
+// "unknown: <why>".
 func moduleVersion(path string) string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
+	v, err := crds.ModuleVersion(path)
+	if err != nil {
+		return "unknown: " + err.Error()
 	}
-	for _, m := range info.Deps {
-		if m.Path != path {
-			continue
-		}
-		if m.Replace != nil {
-			return m.Replace.Version
-		}
-		return m.Version
-	}
-	return "unknown"
+	return v
 }
 
 // writeComponents records what the lab runs in its state directory.

@@ -82,7 +82,7 @@ func (l *Lab) startControllers(ctx context.Context) error {
 	}
 	l.controllers = host
 	l.closeOnStop = append(l.closeOnStop, f)
-	if err := writeComponents(l.opts.StateDir, hubComponentRecords()); err != nil {
+	if err := writeComponents(l.opts.StateDir, hubComponentRecords(l.hub.Backend())); err != nil {
 		return err
 	}
 	mgr := host.Manager()

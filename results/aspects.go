@@ -72,14 +72,17 @@ func sortAspects(as []Aspect) {
 
 // eventAspects are the sets of "role: reason" of Warning and of Normal
 // events: which events the controllers raise, not how often or when.
+// Warnings count whatever they are about (a warning on an object of one
+// flow's own kind is a problem of that flow); Normal events only about
+// objects with a role, which have a counterpart in the other flow.
 func eventAspects(events []Event, s *scrubber) []Aspect {
-	return []Aspect{eventAspect("events/warnings", "Warning", events, s), eventAspect("events/normal", "Normal", events, s)}
+	return []Aspect{eventAspect("events/warnings", "Warning", false, events, s), eventAspect("events/normal", "Normal", true, events, s)}
 }
 
-func eventAspect(name, typ string, events []Event, s *scrubber) Aspect {
+func eventAspect(name, typ string, roleOnly bool, events []Event, s *scrubber) Aspect {
 	set := map[string]bool{}
 	for _, e := range events {
-		if e.Type != typ {
+		if e.Type != typ || (roleOnly && e.Role == "") {
 			continue
 		}
 		line := e.Reason

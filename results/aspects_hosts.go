@@ -35,12 +35,13 @@ func hostAspects(hosts []Host, s *scrubber) []Aspect {
 
 // bmcLines is what each host's BMC was asked to do, with repeats
 // collapsed, e.g. "media:insert → boot:Cd/Once → power:On"; hosts whose
-// BMC did nothing have no line. Interchangeable hosts count as the
-// transitions between consecutive operations they made together, like
-// Interchangeable objects' phases.
+// BMC did nothing have no line. Interchangeable hosts count their
+// operations one line each: how the operations spread over the pool, and
+// so their order on one host (was it used before, is an eject followed by
+// an insert), depends on which host a scale-up took, which is chance;
+// how many of each the pool got is what the flow did.
 func bmcLines(hosts []Host, s *scrubber) []string {
-	var lines []string
-	var pooled [][]string
+	var lines, pooled []string
 	for _, h := range hosts {
 		ops := make([]string, 0, len(h.BMC))
 		for _, op := range h.BMC {
@@ -50,12 +51,12 @@ func bmcLines(hosts []Host, s *scrubber) []string {
 		switch {
 		case len(seq) == 0:
 		case h.Interchangeable:
-			pooled = append(pooled, seq)
+			pooled = append(pooled, seq...)
 		default:
 			lines = append(lines, strings.Join(seq, " → "))
 		}
 	}
-	return append(lines, transitionLines(pooled)...)
+	return append(lines, pooled...)
 }
 
 func hostState(h Host) string {

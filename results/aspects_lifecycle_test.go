@@ -14,13 +14,12 @@ func TestNodeIdentityAspect(t *testing.T) {
 	o := &Observation{StartedAt: at(0), Objects: []Object{
 		node("cp-0", "u1", -60, nil),                                  // kept
 		node("w-0", "u2", 10, nil),                                    // joined
-		node("w-1", "u3", -60, atPtr(20)), node("w-1", "u4", 25, nil), // recreated
+		node("w-1", "u3", -60, atPtr(20)), node("w-1", "u4", 25, nil), // recreated: kept → removed, joined
 		node("w-2", "u5", 5, atPtr(30)),                               // joined, removed
-		node("w-3", "u6", -60, nil), node("w-3", "u7", 40, atPtr(50)), // recreated, removed
-		node("cp-1", "u8", -60, atPtr(55)), // kept, removed
+		node("cp-1", "u8", -60, atPtr(55)),                            // kept, removed
 	}}
 	got, _ := aspectLines(t, o, "nodes/identity")
-	want := []string{"joined", "joined → removed", "kept", "kept → removed", "recreated", "recreated → removed"}
+	want := []string{"joined", "joined", "joined → removed", "kept", "kept → removed", "kept → removed"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("nodes/identity:\n got  %q\n want %q", got, want)
 	}
@@ -50,9 +49,11 @@ func TestBMCAspect(t *testing.T) {
 		{Name: "idle"},
 	}}
 	got, _ := aspectLines(t, o, "hosts/bmc")
+	// Pool hosts count their operations one by one (repeats on one host
+	// collapsed first): how they spread over the pool is chance.
 	want := []string{
-		"power:ForceOff → media:insert → boot:Cd/Once → power:On",
-		"power:ForceOff → power:On", "power:On → power:ForceOff", "power:On → power:ForceOff",
+		"power:ForceOff", "power:ForceOff", "power:ForceOff → media:insert → boot:Cd/Once → power:On",
+		"power:On", "power:On", "power:On",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("hosts/bmc:\n got  %q\n want %q", got, want)
@@ -68,7 +69,9 @@ func TestNormalEventsAspect(t *testing.T) {
 	}}
 	normal, _ := aspectLines(t, o, "events/normal")
 	warnings, _ := aspectLines(t, o, "events/warnings")
-	if !reflect.DeepEqual(normal, []string{"Scheduled", "machine: Provisioned"}) || !reflect.DeepEqual(warnings, []string{"host: BMCAccessError"}) {
+	// A Normal event about an object without a role (no counterpart in
+	// the other flow) is shown in the report but not compared.
+	if !reflect.DeepEqual(normal, []string{"machine: Provisioned"}) || !reflect.DeepEqual(warnings, []string{"host: BMCAccessError"}) {
 		t.Errorf("normal %q, warnings %q", normal, warnings)
 	}
 }

@@ -42,11 +42,16 @@ func recordBefore(a, b Object) bool {
 	return a.DeletedAt.Before(*b.DeletedAt)
 }
 
-// line is "providerID=<scheme> node=<link>", with " (deleted)" for an
-// object seen gone. The link is linked when the Node status.nodeRef names
-// has the object's providerID, mismatch when it has another (or none),
-// none when there is no nodeRef, unknown when the Node was not seen.
+// line is "providerID=<scheme> node=<link>" for a live object: linked
+// when the Node status.nodeRef names has the object's providerID, mismatch
+// when it has another (or none), none when there is no nodeRef, unknown
+// when the Node was not seen. A deleted object is "providerID=<scheme>
+// (deleted)": the Node of its name at the end of the run, if any, belongs
+// to whatever Machine took its host next, which is chance.
 func (l nodeLinks) line(obj Object) string {
+	if obj.DeletedAt != nil {
+		return fmt.Sprintf("providerID=%s (deleted)", providerIDScheme(obj.ProviderID))
+	}
 	link := "none"
 	if obj.NodeRef != "" {
 		nodeID, seen := l[obj.NodeRef]
@@ -59,11 +64,7 @@ func (l nodeLinks) line(obj Object) string {
 			link = "mismatch"
 		}
 	}
-	line := fmt.Sprintf("providerID=%s node=%s", providerIDScheme(obj.ProviderID), link)
-	if obj.DeletedAt != nil {
-		line += " (deleted)"
-	}
-	return line
+	return fmt.Sprintf("providerID=%s node=%s", providerIDScheme(obj.ProviderID), link)
 }
 
 // replicaLine is a set's settled replica series: each desired level in

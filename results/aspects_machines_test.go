@@ -40,12 +40,12 @@ func TestLinksAspect(t *testing.T) {
 		}}
 	got, _ := aspectLines(t, o, "objects/machine/links")
 	want := []string{
-		"providerID=baremetalhost:// node=linked",            // m-f, through its node record
-		"providerID=baremetalhost:// node=unknown (deleted)", // m-e
-		"providerID=metal3:// node=linked",                   // m-a
-		"providerID=metal3:// node=mismatch",                 // m-b
-		"providerID=metal3:// node=mismatch",                 // m-c: the Node has no providerID
-		"providerID=metal3:// node=none",                     // m-d
+		"providerID=baremetalhost:// (deleted)",   // m-e: whose the Node of its name is now is chance
+		"providerID=baremetalhost:// node=linked", // m-f, through its node record
+		"providerID=metal3:// node=linked",        // m-a
+		"providerID=metal3:// node=mismatch",      // m-b
+		"providerID=metal3:// node=mismatch",      // m-c: the Node has no providerID
+		"providerID=metal3:// node=none",          // m-d
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("links:\n got  %q\n want %q", got, want)

@@ -34,48 +34,33 @@ func nodeAspects(nodes []Node, s *scrubber) []Aspect {
 }
 
 // nodeIdentityAspects is nodes/identity, from the node records (role
-// node): per Node name, "joined" (its first UID was created after the run
-// started), "kept" (it existed before, one UID throughout) or "recreated"
-// (the name had two UIDs or more), with " → removed" when the last of
-// them was deleted. Absent when the flow recorded no Node identities.
+// node): one line per Node object (per UID): "kept" (it existed when the
+// run started and still does), "joined" (created during the run), with
+// " → removed" when it was deleted. A Node recreated under the same name
+// shows as "kept → removed" and "joined". Lines are per object, not per
+// name: which host (so which Node name) a scale-up takes is random, so
+// whether a name came back is chance, while how many Nodes joined, stayed
+// and went is what the flow did. Absent when the flow recorded no Node
+// identities.
 func nodeIdentityAspects(o *Observation) []Aspect {
-	byName := map[string][]Object{}
+	var lines []string
 	for _, obj := range o.Objects {
-		if obj.Role == nodeRole {
-			byName[obj.Name] = append(byName[obj.Name], obj)
+		if obj.Role != nodeRole {
+			continue
 		}
+		word := "kept"
+		if obj.CreatedAt.After(o.StartedAt) {
+			word = "joined"
+		}
+		if obj.DeletedAt != nil {
+			word += " → removed"
+		}
+		lines = append(lines, word)
 	}
-	if len(byName) == 0 {
+	if len(lines) == 0 {
 		return nil
 	}
-	lines := make([]string, 0, len(byName))
-	for _, name := range sortedKeys(byName) {
-		lines = append(lines, nodeIdentity(byName[name], o))
-	}
 	return []Aspect{{Name: "nodes/identity", Lines: lines}}
-}
-
-func nodeIdentity(records []Object, o *Observation) string {
-	sort.SliceStable(records, func(i, j int) bool { return recordBefore(records[i], records[j]) })
-	uids := map[string]bool{}
-	for i, r := range records {
-		uid := r.UID
-		if uid == "" {
-			uid = "#" + strconv.Itoa(i) // a record without UID is an identity of its own
-		}
-		uids[uid] = true
-	}
-	word := "kept"
-	switch {
-	case len(uids) >= 2:
-		word = "recreated"
-	case records[0].CreatedAt.After(o.StartedAt):
-		word = "joined"
-	}
-	if records[len(records)-1].DeletedAt != nil {
-		word += " → removed"
-	}
-	return word
 }
 
 func readyWord(ready bool) string {

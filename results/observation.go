@@ -218,7 +218,8 @@ type ConditionTransition struct {
 	Reason string `json:"reason,omitempty"`
 	// Message is the condition's message.
 	Message string `json:"message,omitempty"`
-	// At is the condition's lastTransitionTime.
+	// At is when the recorder saw the condition take this status or reason
+	// (not its lastTransitionTime, which controllers set in their own ways).
 	At time.Time `json:"at"`
 }
 

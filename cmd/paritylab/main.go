@@ -1,5 +1,8 @@
 // Command paritylab is the lab and results CLI: it brings the virtual
-// bare-metal lab up and down (`paritylab lab ...`).
+// bare-metal lab up, reports on it and tears it down (`paritylab lab
+// ...`), serves the Redfish BMC emulator on its own (`paritylab redfish
+// serve`), and diffs observations into parity reports (`paritylab diff`,
+// `paritylab report`).
 package main
 
 import (

@@ -98,6 +98,13 @@ func hardwareDetails(a *agentv1beta1.Agent) *bmov1alpha1.HardwareDetails {
 	for _, nic := range inv.Interfaces {
 		hw.NIC = append(hw.NIC, bmov1alpha1.NIC{Name: nic.Name, MAC: nic.MacAddress})
 	}
+	for _, d := range inv.Disks {
+		// An optical drive's size is the medium in it (the discovery
+		// ISO), not a disk of the host.
+		if d.DriveType != "ODD" {
+			hw.Storage = append(hw.Storage, bmov1alpha1.Storage{Name: d.Name, SizeBytes: bmov1alpha1.Capacity(d.SizeBytes)})
+		}
+	}
 	return hw
 }
 

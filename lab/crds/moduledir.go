@@ -94,28 +94,55 @@ func download(path, version string) (string, error) {
 	return goCommand("mod", "download", "-json", path+"@"+version)
 }
 
+// ModuleVersion returns the version (after replacements) of a dependency
+// module this binary was built with. Test binaries carry no dependency
+// information; for them the go command of the enclosing module answers.
+func ModuleVersion(path string) (string, error) {
+	version, err := buildVersion(path)
+	if !errors.Is(err, errNoBuildDeps) {
+		return version, err
+	}
+	m, err := goModule("list", "-m", "-json", path)
+	if err != nil {
+		return "", err
+	}
+	return m.Version, nil
+}
+
 // goCommand runs a go subcommand that prints a module as JSON and returns
 // the module's directory, downloading it if needed.
 func goCommand(args ...string) (string, error) {
-	var stdout, stderr bytes.Buffer
-	cmd := exec.Command("go", args...)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("go %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	var out struct {
-		Path, Version, Dir string
-		Error              any
-	}
-	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
-		return "", fmt.Errorf("parse output of go %s: %w", strings.Join(args, " "), err)
-	}
-	if out.Error != nil {
-		return "", fmt.Errorf("go %s: %v", strings.Join(args, " "), out.Error)
+	out, err := goModule(args...)
+	if err != nil {
+		return "", err
 	}
 	if out.Dir == "" {
 		// `go list -m` leaves Dir empty for a module not downloaded yet.
 		return download(out.Path, out.Version)
 	}
 	return out.Dir, nil
+}
+
+// goModuleJSON is what `go list -m -json` and `go mod download -json`
+// print of a module.
+type goModuleJSON struct {
+	Path, Version, Dir string
+	Error              any
+}
+
+func goModule(args ...string) (goModuleJSON, error) {
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command("go", args...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var out goModuleJSON
+	if err := cmd.Run(); err != nil {
+		return out, fmt.Errorf("go %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		return out, fmt.Errorf("parse output of go %s: %w", strings.Join(args, " "), err)
+	}
+	if out.Error != nil {
+		return out, fmt.Errorf("go %s: %v", strings.Join(args, " "), out.Error)
+	}
+	return out, nil
 }

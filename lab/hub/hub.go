@@ -8,8 +8,8 @@ import (
 
 // Hub is a management cluster.
 type Hub interface {
-	// Backend names the implementation ("local", "kind"); observations are
-	// tagged with it.
+	// Backend names the implementation ("local", "kind"); the lab records
+	// it among the components it runs, which observations are tagged with.
 	Backend() string
 	// Create brings the hub up and returns once its API server is ready.
 	Create(ctx context.Context) error

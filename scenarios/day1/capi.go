@@ -124,6 +124,7 @@ func (f *capiFlow) waitMachinesRunning(ctx context.Context, n int) {
 			g.Expect(m.Status.NodeRef.IsDefined()).To(BeTrue(), "Machine %s nodeRef", m.Name)
 			g.Expect(m.Spec.ProviderID).To(HavePrefix("metal3://"), "Machine %s", m.Name)
 		}
+		scenarios.ExpectCAPIMachineSetsSettled(ctx, g, f.in.Lab.Client(), f.ns, nil)
 	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
 }
 

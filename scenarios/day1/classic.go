@@ -113,6 +113,7 @@ func (f *classicFlow) waitMachinesRunning(ctx context.Context, n int) {
 			g.Expect(m.Status.NodeRef).NotTo(BeNil(), "Machine %s nodeRef", m.Name)
 			g.Expect(m.Spec.ProviderID).To(HaveValue(HavePrefix("baremetalhost:///")), "Machine %s", m.Name)
 		}
+		scenarios.ExpectMAPIMachineSetsSettled(ctx, g, f.spoke, scenarios.MachineAPINamespace)
 	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
 }
 

@@ -110,6 +110,7 @@ func (s *machineDeploymentSide) waitRunning(ctx context.Context, n int) []worker
 			expectNodeReady(ctx, g, s.base.Workload, m.Status.NodeRef.Name)
 			out = append(out, worker{Name: m.Name, UID: m.UID, Created: m.CreationTimestamp.Time})
 		}
+		scenarios.ExpectCAPIMachineSetsSettled(ctx, g, s.hub, s.base.Namespace, nil)
 	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
 	return out
 }
@@ -128,7 +129,9 @@ func (s *machineDeploymentSide) addWorker(ctx context.Context, ready func()) {
 
 func (s *machineDeploymentSide) finish(ctx context.Context, failed bool, why string) *results.Observation {
 	in := scenarios.FinishInput{Failed: failed, Err: why, Workload: s.base.Workload, WorkloadConfig: s.base.WorkloadConfig,
-		AgentNamespace: s.base.Namespace, PoolHosts: poolHostNames(),
+		// The day-2 worker's host joins the pool: the MachineDeployment's
+		// next Machine may take it or a free pool host.
+		AgentNamespace: s.base.Namespace, PoolHosts: append(poolHostNames(), day2HostName),
 		HostLists: []scenarios.HostList{{Client: s.hub, Namespace: s.base.Namespace}}}
 	return s.run.Finish(ctx, s.in.Lab, in)
 }

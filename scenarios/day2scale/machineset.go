@@ -127,6 +127,7 @@ func (s *machineSetSide) waitRunning(ctx context.Context, n int) []worker {
 			expectNodeReady(ctx, g, s.spoke, m.Status.NodeRef.Name)
 			out = append(out, worker{Name: m.Name, UID: m.UID, Created: m.CreationTimestamp.Time})
 		}
+		scenarios.ExpectMAPIMachineSetsSettled(ctx, g, s.spoke, scenarios.MachineAPINamespace)
 	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
 	return out
 }
