@@ -76,6 +76,17 @@ func checkHardware(t *testing.T, b *bmc, hw *bmov1alpha1.HardwareDetails) {
 	if hw.SystemVendor.Manufacturer != "paritylab" || hw.SystemVendor.ProductName != "Emulated system" {
 		t.Errorf("system vendor %+v, want the emulator's", hw.SystemVendor)
 	}
+	// The emulator's Processors and Storage: what the in-guest agent
+	// reports of the same host (x86_64, one 120 GiB disk).
+	if hw.CPU.Arch != "x86_64" {
+		t.Errorf("CPU arch %q, want x86_64 from the BMC's Processors", hw.CPU.Arch)
+	}
+	if len(hw.Storage) != 1 {
+		t.Fatalf("storage %+v, want one disk from the BMC's Storage", hw.Storage)
+	}
+	if d := hw.Storage[0]; d.Name != "vda" || d.SizeBytes != 120*bmov1alpha1.GibiByte || d.Type != bmov1alpha1.HDD || !d.Rotational {
+		t.Errorf("disk %+v, want vda, 120 GiB, rotational HDD", d)
+	}
 	sys := b.system("node-0")
 	if len(hw.NIC) != len(sys.NICs) {
 		t.Fatalf("NICs %+v, want %d", hw.NIC, len(sys.NICs))

@@ -105,12 +105,19 @@ type System struct {
 	BootTargets []string
 	// BootModes are the supported boot modes.
 	BootModes []string
-	// Processors is the number of CPUs.
+	// Processors is the number of CPUs (logical: one per vCPU).
 	Processors int
+	// Arch is the CPU architecture as libvirt and uname name it (x86_64,
+	// aarch64, ...); empty when unknown. See CPUArchitecture.
+	Arch string
+	// CPUModel is the processor model; empty when unknown.
+	CPUModel string
 	// MemoryGiB is the total memory.
 	MemoryGiB float64
 	// NICs are the network interfaces.
 	NICs []NIC
+	// Disks are the disk drives (not virtual media), in bus order.
+	Disks []Disk
 	// Media are the virtual media devices, by device ID.
 	Media map[string]Media
 }

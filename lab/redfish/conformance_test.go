@@ -51,9 +51,13 @@ func checkAfterSequence(t *testing.T, srv *redfish.Server, backend *memory.Backe
 	}
 }
 
+// defaultHardware is what a memory system reports by default: x86_64
+// processors and one 120 GiB disk.
+var defaultHardware = &redfishtest.Hardware{InstructionSet: "x86-64", DiskBytes: []int64{memory.DefaultDiskGiB << 30}}
+
 func TestSushyConformance(t *testing.T) {
 	srv, backend, ids := listening(t)
-	redfishtest.RunSushyConformance(t, redfishtest.Target{URL: srv.URL(), SystemID: ids[1], User: testUser, Password: testPassword})
+	redfishtest.RunSushyConformance(t, redfishtest.Target{URL: srv.URL(), SystemID: ids[1], User: testUser, Password: testPassword, Hardware: defaultHardware})
 	checkAfterSequence(t, srv, backend, ids[1])
 }
 
@@ -77,6 +81,6 @@ func TestGofishConformance(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv, backend, ids := listening(t, func(o *redfish.Options) { o.TLSCertFile, o.TLSKeyFile = cert, key })
-	redfishtest.RunGofishConformance(t, redfishtest.Target{URL: srv.URL(), SystemID: ids[0], User: testUser, Password: testPassword, CAFile: caFile})
+	redfishtest.RunGofishConformance(t, redfishtest.Target{URL: srv.URL(), SystemID: ids[0], User: testUser, Password: testPassword, CAFile: caFile, Hardware: defaultHardware})
 	checkAfterSequence(t, srv, backend, ids[0])
 }

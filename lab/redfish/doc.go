@@ -4,7 +4,8 @@
 // a small Backend interface with two implementations:
 //
 //   - lab/redfish/libvirt: real libvirt domains (power, boot order,
-//     virtual media attached to the domain's CD-ROM);
+//     virtual media attached to the domain's CD-ROM; CPUs, architecture
+//     and disk sizes read from the definition and its storage volumes);
 //   - lab/redfish/memory: systems that exist only in memory, for scale runs.
 //
 // The server adds what no backend should care about: routing, HTTP Basic
@@ -27,6 +28,19 @@
 //     credentials, nor does the session login.
 //   - A request for /redfish/v1/{Systems,Managers,Chassis}/<name>[/...]
 //     answers 307 to the same path with the system ID, for any method.
+//   - A System links Processors, Storage and SimpleStorage, which out-of-
+//     band inspection reads (gofish, the lab's bare-metal operator, Ironic
+//     through sushy). Processors has CPU0 ... CPU<n-1>, one per CPU of
+//     ProcessorSummary.Count, as sushy-tools' libvirt driver serves them;
+//     each has one core and one thread, because sushy counts a system's
+//     CPUs as the sum of TotalThreads. ProcessorArchitecture and
+//     InstructionSet come from the backend's architecture (x86_64 is x86
+//     and x86-64), Model when the backend knows it. Disks are grouped by
+//     bus (virtio, sata, ...): Storage/<bus> links Drives/<disk> (Id the
+//     target device, CapacityBytes, MediaType HDD or SSD, Protocol), and
+//     SimpleStorage/<bus> lists the same disks as Devices with
+//     CapacityBytes, the shape sushy-tools serves. An unknown processor,
+//     storage or drive answers 404 ResourceNotFound.
 //   - PATCH of a System takes Boot (target, enabled, mode) and
 //     IndicatorLED only, checks the whole body before changing anything,
 //     and answers 204. A Once override is spent by the next power-on

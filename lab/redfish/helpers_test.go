@@ -19,8 +19,8 @@ const (
 	testPassword = "correct horse battery staple"
 )
 
-// fixture is a server over a memory backend with two systems, node-0 and
-// node-1, called through its handler.
+// fixture is a server over a memory backend, called through its handler;
+// newFixture's has two systems, node-0 and node-1.
 type fixture struct {
 	srv      *redfish.Server
 	backend  *memory.Backend
@@ -30,7 +30,13 @@ type fixture struct {
 
 func newFixture(t testing.TB, mutate ...func(*redfish.Options)) *fixture {
 	t.Helper()
-	backend, err := memory.New(memory.Options{Systems: memory.Generate("node", 2)})
+	return newFixtureOf(t, memory.Generate("node", 2), mutate...)
+}
+
+// newFixtureOf is newFixture over the given systems.
+func newFixtureOf(t testing.TB, specs []memory.SystemSpec, mutate ...func(*redfish.Options)) *fixture {
+	t.Helper()
+	backend, err := memory.New(memory.Options{Systems: specs})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,3 +37,18 @@ func insertMediaPath(id, device string) string {
 func ejectMediaPath(id, device string) string {
 	return mediaPath(id, device) + "/Actions/VirtualMedia.EjectMedia"
 }
+func processorsPath(id string) string { return systemPath(id) + "/Processors" }
+func processorPath(id, cpu string) string {
+	return processorsPath(id) + "/" + url.PathEscape(cpu)
+}
+func storageCollectionPath(id string) string { return systemPath(id) + "/Storage" }
+func storagePath(id, storage string) string {
+	return storageCollectionPath(id) + "/" + url.PathEscape(storage)
+}
+func drivePath(id, storage, drive string) string {
+	return storagePath(id, storage) + "/Drives/" + url.PathEscape(drive)
+}
+func simpleStorageCollectionPath(id string) string { return systemPath(id) + "/SimpleStorage" }
+func simpleStoragePath(id, storage string) string {
+	return simpleStorageCollectionPath(id) + "/" + url.PathEscape(storage)
+}

@@ -58,6 +58,9 @@ func (s *Server) systemResource(sys *System) resource {
 		"MemorySummary":      resource{"TotalSystemMemoryGiB": sys.MemoryGiB, "Status": resource{"State": "Enabled", "Health": "OK"}},
 		"EthernetInterfaces": link(nicsPath(sys.ID)),
 		"VirtualMedia":       link(mediaCollectionPath(sys.ID)),
+		"Processors":         link(processorsPath(sys.ID)),
+		"Storage":            link(storageCollectionPath(sys.ID)),
+		"SimpleStorage":      link(simpleStorageCollectionPath(sys.ID)),
 		"Links": resource{
 			"ManagedBy": links(managerPath(sys.ID)),
 			"Chassis":   links(chassisItemPath(sys.ID)),
@@ -118,7 +121,7 @@ func (s *Server) patchSystem(w http.ResponseWriter, r *http.Request, rq *request
 var readOnlySystemProperties = []string{
 	"@odata.id", "@odata.type", "Id", "Name", "UUID", "PowerState", "Status", "ProcessorSummary",
 	"MemorySummary", "Links", "Actions", "EthernetInterfaces", "VirtualMedia", "SystemType",
-	"Manufacturer", "Model",
+	"Manufacturer", "Model", "Processors", "Storage", "SimpleStorage",
 }
 
 func parseSystemPatch(body object, sys *System) (systemPatch, error) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	golibvirt "libvirt.org/go/libvirt"
+	"libvirt.org/go/libvirtxml"
 
 	"github.com/paritylab/paritylab/lab/libvirtd"
 	"github.com/paritylab/paritylab/lab/machines"
@@ -30,13 +31,23 @@ func testDriver(t *testing.T) *golibvirt.Connect {
 
 func defineHost(t *testing.T, conn *golibvirt.Connect, run, name string) string {
 	t.Helper()
+	return defineHostWith(t, conn, run, name, "/dev/null", nil)
+}
+
+// defineHostWith defines a host whose disk is the file at diskPath, with
+// the definition changed by mutate (if not nil) before it is defined.
+func defineHostWith(t *testing.T, conn *golibvirt.Connect, run, name, diskPath string, mutate func(*libvirtxml.Domain)) string {
+	t.Helper()
 	def, err := machines.NewDomain(machines.DomainSpec{
 		Name: run + "-" + name, Accel: machines.AccelTCG, VCPUs: 2, MemoryMiB: 3072,
-		Firmware: machines.FirmwareBIOS, DiskPath: "/dev/null", SerialLog: "/dev/null",
+		Firmware: machines.FirmwareBIOS, DiskPath: diskPath, SerialLog: "/dev/null",
 		MAC: machines.MACFor(name), Serial: name, Metadata: machines.Metadata{RunID: run, Host: name},
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if mutate != nil {
+		mutate(def)
 	}
 	raw, err := def.Marshal()
 	if err != nil {

@@ -1,7 +1,10 @@
 // Package libvirt is the Redfish emulator's backend for real lab hosts:
 // each system is a libvirt domain of one lab run. Power actions start,
 // stop, reboot or reset the domain; the boot override sets per-device boot
-// order and firmware; virtual media is the domain's read-only CD-ROM.
+// order and firmware; virtual media is the domain's read-only CD-ROM. The
+// architecture is the definition's <os><type arch>, and each <disk
+// device='disk'> is reported with its storage volume's capacity (or, for a
+// disk outside any pool, the domain's block info).
 //
 // A BMC's "boot once" holds for exactly one boot, also when the guest
 // reboots itself. QEMU keeps a domain's running hardware across a guest

@@ -82,7 +82,10 @@ func (b *bmc) target(t testing.TB, host string) redfishtest.Target {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return redfishtest.Target{URL: b.server.URL(), SystemID: h.UUID, User: b.user, Password: b.pass}
+	// Lab hosts are x86_64 domains with one disk, a volume of the run's
+	// pool of the size the host spec asked for.
+	hw := &redfishtest.Hardware{InstructionSet: "x86-64", DiskBytes: []int64{int64(h.Spec.DiskGiB) << 30}} //nolint:gosec // lab disks are GiBs
+	return redfishtest.Target{URL: b.server.URL(), SystemID: h.UUID, User: b.user, Password: b.pass, Hardware: hw}
 }
 
 func TestSushyConformanceOnLibvirt(t *testing.T) {

@@ -22,8 +22,11 @@ func (b *Backend) System(_ context.Context, id string) (*redfish.System, error) 
 		BootTargets: redfish.BootTargetsFor(bootOf(h).Mode),
 		BootModes:   slices.Clone(redfish.BootModes),
 		Processors:  int(h.def.VCPU.Value),
+		Arch:        archOf(h),
+		CPUModel:    cpuModelOf(h),
 		MemoryGiB:   memoryGiB(h),
 		NICs:        nicsOf(h),
+		Disks:       b.disksOf(h),
 		Media:       mediaOf(h),
 	}
 	if h.on {

@@ -204,8 +204,11 @@ func TestSpecDefaultsAndErrors(t *testing.T) {
 	b, id := newBackend(t, SystemSpec{Name: "plain"})
 	s, _ := b.System(ctx, id)
 	if s.UUID != NameUUID("plain") || s.Processors != DefaultCPUs || s.MemoryGiB != DefaultMemoryGiB ||
-		len(s.NICs) != 1 || s.Boot.Mode != "UEFI" || s.PowerState != "Off" {
+		len(s.NICs) != 1 || s.Boot.Mode != "UEFI" || s.PowerState != "Off" || s.Arch != "x86_64" || s.CPUModel != "" {
 		t.Fatalf("defaults %+v", s)
+	}
+	if want := []redfish.Disk{{ID: "vda", CapacityBytes: 120 << 30, Bus: "virtio"}}; !slices.Equal(s.Disks, want) {
+		t.Fatalf("default disks %+v, want %+v", s.Disks, want)
 	}
 	for _, c := range []struct {
 		specs []SystemSpec
@@ -220,6 +223,8 @@ func TestSpecDefaultsAndErrors(t *testing.T) {
 		{[]SystemSpec{{Name: "a", BootMode: "BIOS"}}, "bootMode"},
 		{[]SystemSpec{{Name: "a", PowerState: "Paused"}}, "powerState"},
 		{[]SystemSpec{{Name: "a", CPUs: -1}}, "positive"},
+		{[]SystemSpec{{Name: "a", Arch: "x86-64"}}, "arch"},
+		{[]SystemSpec{{Name: "a", Disks: []DiskSpec{{SizeGiB: 1}, {}}}}, "disk 1: sizeGiB"},
 	} {
 		if _, err := New(Options{Systems: c.specs}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.specs, err, c.want)
@@ -247,15 +252,30 @@ func TestDefaultMACsAvoidExplicitOnes(t *testing.T) {
 func TestLoadSpecs(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.json")
-	_ = os.WriteFile(good, []byte(`[{"name":"a","cpus":4,"memoryGiB":16,"macs":["52:54:00:aa:bb:cc"],"bootMode":"Legacy"}]`), 0o600)
+	_ = os.WriteFile(good, []byte(`[{"name":"a","cpus":4,"memoryGiB":16,"arch":"aarch64","cpuModel":"Neoverse-N1",
+		"disks":[{"sizeGiB":40},{"sizeGiB":500,"ssd":true}],"macs":["52:54:00:aa:bb:cc"],"bootMode":"Legacy"}]`), 0o600)
 	specs, err := LoadSpecs(good)
-	if err != nil || len(specs) != 1 || specs[0].CPUs != 4 || specs[0].BootMode != "Legacy" {
+	if err != nil || len(specs) != 1 || specs[0].CPUs != 4 || specs[0].BootMode != "Legacy" || specs[0].Arch != "aarch64" {
 		t.Fatalf("%+v %v", specs, err)
+	}
+	b, id := newBackend(t, specs...)
+	s, _ := b.System(ctx, id)
+	want := []redfish.Disk{{ID: "vda", CapacityBytes: 40 << 30, Bus: "virtio"}, {ID: "vdb", CapacityBytes: 500 << 30, Bus: "virtio", SSD: true}}
+	if s.Arch != "aarch64" || s.CPUModel != "Neoverse-N1" || !slices.Equal(s.Disks, want) {
+		t.Fatalf("system from specs: arch %q model %q disks %+v", s.Arch, s.CPUModel, s.Disks)
 	}
 	bad := filepath.Join(dir, "bad.json")
 	_ = os.WriteFile(bad, []byte(`[{"name":"a","ram":16}]`), 0o600)
 	if _, err := LoadSpecs(bad); err == nil || !strings.Contains(err.Error(), "ram") {
 		t.Fatalf("unknown field: %v", err)
+	}
+}
+
+func TestVirtioTargetNames(t *testing.T) {
+	for i, want := range map[int]string{0: "vda", 1: "vdb", 25: "vdz", 26: "vdaa", 27: "vdab", 701: "vdzz", 702: "vdaaa"} {
+		if got := virtioTarget(i); got != want {
+			t.Errorf("disk %d: %s, want %s", i, got, want)
+		}
 	}
 }
 

@@ -7,15 +7,19 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/paritylab/paritylab/lab/redfish"
 )
 
-// Defaults of a SystemSpec.
+// Defaults of a SystemSpec: a small x86_64 server with one disk the size
+// of a lab host's.
 const (
 	DefaultCPUs      = 2
 	DefaultMemoryGiB = 4
+	DefaultArch      = "x86_64"
+	DefaultDiskGiB   = 120
 )
 
 // SystemSpec describes one system. Only Name is required; the JSON form is
@@ -31,6 +35,14 @@ type SystemSpec struct {
 	CPUs int `json:"cpus,omitempty"`
 	// MemoryGiB is the memory size. Default 4.
 	MemoryGiB float64 `json:"memoryGiB,omitempty"`
+	// Arch is the CPU architecture as libvirt and uname name it
+	// (x86_64, aarch64, ...). Default x86_64.
+	Arch string `json:"arch,omitempty"`
+	// CPUModel is the processor model. Default: none reported.
+	CPUModel string `json:"cpuModel,omitempty"`
+	// Disks are the disk drives, on the virtio bus as vda, vdb, ... like
+	// a lab host's. Default: one of 120 GiB.
+	Disks []DiskSpec `json:"disks,omitempty"`
 	// MACs are the NIC addresses. Default: one, 52:54:00:xx:xx:xx, the
 	// first such address no other system of the backend uses.
 	MACs []string `json:"macs,omitempty"`
@@ -39,6 +51,14 @@ type SystemSpec struct {
 	// PowerState is On or Off at start. Default Off, like a freshly
 	// defined VM.
 	PowerState string `json:"powerState,omitempty"`
+}
+
+// DiskSpec describes one disk of a system.
+type DiskSpec struct {
+	// SizeGiB is the capacity, in GiB (2^30 bytes); required.
+	SizeGiB int64 `json:"sizeGiB"`
+	// SSD marks a non-rotating disk. Default: rotating (HDD).
+	SSD bool `json:"ssd,omitempty"`
 }
 
 // Generate describes n systems named <prefix>-0 ... <prefix>-(n-1), with
@@ -64,7 +84,7 @@ func LoadSpecs(path string) ([]SystemSpec, error) {
 	dec := json.NewDecoder(f)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&specs); err != nil {
-		return nil, fmt.Errorf("parse system specs %s (want a JSON array of {name, uuid, cpus, memoryGiB, macs, bootMode, powerState}): %w", path, err)
+		return nil, fmt.Errorf("parse system specs %s (want a JSON array of {name, uuid, cpus, memoryGiB, arch, cpuModel, disks: [{sizeGiB, ssd}], macs, bootMode, powerState}): %w", path, err)
 	}
 	return specs, nil
 }
@@ -109,7 +129,34 @@ func (s SystemSpec) normalize() (SystemSpec, error) {
 	if s.CPUs < 0 || s.MemoryGiB < 0 {
 		return s, errors.New("cpus and memoryGiB must be positive")
 	}
+	s, err := s.normalizeHardware()
+	if err != nil {
+		return s, err
+	}
 	return s.normalizeStates()
+}
+
+// normalizeHardware fills in and checks the architecture and the disks.
+// Both are checked so that a typo (x86-64 for x86_64) fails at start
+// rather than leaving every system without an architecture.
+func (s SystemSpec) normalizeHardware() (SystemSpec, error) {
+	if s.Arch == "" {
+		s.Arch = DefaultArch
+	}
+	if _, ok := redfish.CPUArchitecture(s.Arch); !ok {
+		return s, fmt.Errorf("arch %q has no Redfish names; name it as libvirt and uname do, e.g. x86_64 or aarch64", s.Arch)
+	}
+	// A copy: the caller's slice stays the caller's.
+	s.Disks = slices.Clone(s.Disks)
+	if len(s.Disks) == 0 {
+		s.Disks = []DiskSpec{{SizeGiB: DefaultDiskGiB}}
+	}
+	for i, d := range s.Disks {
+		if d.SizeGiB <= 0 {
+			return s, fmt.Errorf("disk %d: sizeGiB must be positive, got %d", i, d.SizeGiB)
+		}
+	}
+	return s, nil
 }
 
 func (s SystemSpec) normalizeStates() (SystemSpec, error) {

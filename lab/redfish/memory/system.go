@@ -52,14 +52,37 @@ func (s *system) view() *redfish.System {
 		BootTargets: redfish.BootTargetsFor(s.boot.Mode),
 		BootModes:   slices.Clone(redfish.BootModes),
 		Processors:  s.spec.CPUs,
+		Arch:        s.spec.Arch,
+		CPUModel:    s.spec.CPUModel,
 		MemoryGiB:   s.spec.MemoryGiB,
 		NICs:        nics,
+		Disks:       disks(s.spec.Disks),
 		Media:       map[string]redfish.Media{},
 	}
 	for name, m := range s.media {
 		out.Media[name] = redfish.Media{MediaTypes: slices.Clone(m.types), Inserted: m.inserted, Image: m.image.URL, WriteProtected: m.image.WriteProtected || !m.inserted}
 	}
 	return out
+}
+
+// disks reports the disks of a spec as a lab host's: virtio disks
+// vda, vdb, ...
+func disks(specs []DiskSpec) []redfish.Disk {
+	out := make([]redfish.Disk, len(specs))
+	for i, d := range specs {
+		out[i] = redfish.Disk{ID: virtioTarget(i), CapacityBytes: d.SizeGiB << 30, Bus: "virtio", SSD: d.SSD}
+	}
+	return out
+}
+
+// virtioTarget is the name of the i-th virtio disk as Linux and libvirt
+// count them: vda ... vdz, vdaa, vdab, ...
+func virtioTarget(i int) string {
+	var suffix []byte
+	for n := i + 1; n > 0; n = (n - 1) / 26 {
+		suffix = append([]byte{byte('a' + (n-1)%26)}, suffix...)
+	}
+	return "vd" + string(suffix)
 }
 
 // reset follows what a BMC does with a VM (the sushy-tools libvirt

@@ -17,8 +17,10 @@ import (
 )
 
 // RunGofishConformance drives the target with gofish (a Go Redfish client
-// that logs in with a session) through the same sequence as
-// RunSushyConformance, and checks the same bad requests.
+// that logs in with a session): it reads the system's processors and
+// storage as the lab's bare-metal operator inspects a host, then walks
+// the same sequence as RunSushyConformance and checks the same bad
+// requests.
 func RunGofishConformance(t testing.TB, target Target) {
 	t.Helper()
 	target = target.withDefaults(t)
@@ -26,6 +28,7 @@ func RunGofishConformance(t testing.TB, target Target) {
 	defer c.Logout()
 	g := &gofishRun{t: t, c: c, target: target, path: "/redfish/v1/Systems/" + target.SystemID}
 	sys := g.system()
+	g.hardware(sys)
 	cd := g.sequence(sys)
 	g.badRequests(sys, cd)
 }
@@ -160,6 +163,10 @@ func (g *gofishRun) badRequests(sys *redfish.ComputerSystem, cd *redfish.Virtual
 	g.expectError("PATCH AssetTag", err, 400, "PropertyUnknown")
 	_, err = redfish.GetComputerSystem(g.c, "/redfish/v1/Systems/no-such-system")
 	g.expectError("unknown system", err, 404, "ResourceNotFound")
+	_, err = redfish.GetProcessor(g.c, g.path+"/Processors/no-such-cpu")
+	g.expectError("unknown processor", err, 404, "ResourceNotFound")
+	_, err = redfish.GetDrive(g.c, g.path+"/Storage/no-such-storage/Drives/no-such-drive")
+	g.expectError("unknown storage", err, 404, "ResourceNotFound")
 	err = cd.InsertMedia("http://192.0.2.1/boot.iso", true, true)
 	g.expectError("non-loopback image", err, 400, "ActionParameterValueError")
 	_, err = gofish.Connect(gofish.ClientConfig{Endpoint: g.target.URL, Username: g.target.User, Password: "wrong-" + g.target.Password, Insecure: true, HTTPClient: g.c.HTTPClient})

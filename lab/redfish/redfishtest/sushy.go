@@ -20,8 +20,10 @@ const Python = "/usr/bin/python3"
 //go:embed testdata/sushy_conformance.py
 var sushyScript []byte
 
-// RunSushyConformance drives the target with python3-sushy through
-// Ironic's virtual-media boot sequence (eject, insert, boot Cd once, power
+// RunSushyConformance drives the target with python3-sushy: it reads the
+// system's processors and storage as Ironic's redfish inspection does
+// (checked against target.Hardware when set), walks Ironic's
+// virtual-media boot sequence (eject, insert, boot Cd once, power
 // on, poll, power off, eject, boot Hdd continuous), then sends bad
 // requests (unknown ResetType, unsupported PATCH property, malformed JSON,
 // unknown system, no and wrong credentials, non-loopback image) and checks
@@ -34,9 +36,10 @@ func RunSushyConformance(t testing.TB, target Target) {
 	if err := os.WriteFile(script, sushyScript, 0o600); err != nil {
 		t.Fatalf("write conformance script: %v", err)
 	}
-	input, err := json.Marshal(map[string]string{
+	input, err := json.Marshal(map[string]any{
 		"url": target.URL, "system_id": target.SystemID, "user": target.User,
 		"password": target.Password, "image_url": target.ImageURL, "ca_file": target.CAFile,
+		"hardware": sushyHardware(target.Hardware),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -54,6 +57,14 @@ func RunSushyConformance(t testing.TB, target Target) {
 		t.Fatalf("sushy conformance script ended without PASS:\n%s", out)
 	}
 	t.Logf("sushy conformance:\n%s", out)
+}
+
+// sushyHardware is Hardware as the script reads it; nil when not set.
+func sushyHardware(h *Hardware) map[string]any {
+	if h == nil {
+		return nil
+	}
+	return map[string]any{"instruction_set": h.InstructionSet, "disk_bytes": h.DiskBytes}
 }
 
 // requireSushy fails the test, with what to install, when python3-sushy is

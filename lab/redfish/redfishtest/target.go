@@ -27,6 +27,10 @@ type Target struct {
 	ImageURL string
 	// CAFile verifies an https service; empty means no verification.
 	CAFile string
+	// Hardware, when set, is what the system's Processors and Storage
+	// must report. Without it the runs still check that each resource
+	// agrees with the others (see Hardware).
+	Hardware *Hardware
 }
 
 func (tg Target) withDefaults(t testing.TB) Target {

@@ -1,10 +1,13 @@
 #!/usr/bin/python3
 """Drive a Redfish service with python3-sushy, the library Ironic uses.
 
-Walks the virtual-media boot sequence Ironic performs (steps 0-9 of
+Reads the system's processors and disks as Ironic's redfish inspection
+does, walks the virtual-media boot sequence Ironic performs (steps 0-9 of
 /work/shared/reference/redfish.md), then checks that bad requests get the
 right status and a Redfish error body. The target comes as JSON on stdin:
-{"url", "system_id", "user", "password", "image_url", "ca_file"}.
+{"url", "system_id", "user", "password", "image_url", "ca_file",
+"hardware"}; hardware, when not null, is {"instruction_set",
+"disk_bytes"}, what the processors and disks must be.
 Prints one line per check and exits 1 at the first failure.
 """
 import json
@@ -112,6 +115,37 @@ def expect_raw_error(resp, status, code, mention=None):
     check_error_body(resp.json().get('error'), code, mention)
 
 
+def hardware(system):
+    """What Ironic's redfish inspection reads: CPU count and architecture
+    from the processors' summary, disk sizes from SimpleStorage (Storage
+    must list the same disks)."""
+    count = system.json['ProcessorSummary']['Count']
+    summary = system.processors.summary
+    check(summary.count == count,
+          'processors count %d threads, ProcessorSummary.Count is %d' %
+          (summary.count, count))
+    procs = system.processors.get_members()
+    check(len(procs) == count, '%d processors, want %d' % (len(procs), count))
+    sets = {p.instruction_set for p in procs}
+    check(len(sets) <= 1, 'one instruction set, got %s' % sets)
+    disks = system.simple_storage.disks_sizes_bytes
+    drives = system.storage.drives_sizes_bytes
+    check(disks == drives, 'SimpleStorage disks %s, Storage drives %s' %
+          (disks, drives))
+    want = T.get('hardware')
+    if want:
+        names = {s.value if s else None for s in sets}
+        if want.get('instruction_set'):
+            check(names == {want['instruction_set']},
+                  'instruction set %s, want %s' %
+                  (names, want['instruction_set']))
+        if want.get('disk_bytes') is not None:
+            check(disks == sorted(want['disk_bytes']),
+                  'disks %s, want %s' % (disks, sorted(want['disk_bytes'])))
+    ok('1b %d processors (%s), disks %s' %
+       (summary.count, summary.architecture, disks))
+
+
 def sequence(root):
     # 1. System, then each Manager it names.
     system = root.get_system(SYSTEM_PATH)
@@ -132,6 +166,7 @@ def sequence(root):
     check(manager.manager_type == mgr_cons.ManagerType.BMC, 'ManagerType BMC')
     check(manager.firmware_version, 'FirmwareVersion')
     ok('1 system %s and manager %s' % (system.identity, manager.identity))
+    hardware(system)
 
     # 2. Power off, poll until Off.
     power(system, sushy.ResetType.FORCE_OFF, sushy.PowerState.OFF)
@@ -226,6 +261,14 @@ def bad_requests(root, system, cd):
     expect_error(lambda: root.get_system('/redfish/v1/Systems/no-such-system'),
                  404, 'ResourceNotFound', 'no-such-system')
     ok('bad: unknown system -> 404')
+
+    expect_error(lambda: system.processors.get_member(
+        SYSTEM_PATH + '/Processors/no-such-cpu'),
+        404, 'ResourceNotFound', 'no-such-cpu')
+    expect_error(lambda: system.storage.get_member(
+        SYSTEM_PATH + '/Storage/no-such-storage'),
+        404, 'ResourceNotFound', 'no-such-storage')
+    ok('bad: unknown processor and storage -> 404')
 
     resp = requests.get(url + SYSTEM_PATH, verify=VERIFY)
     expect_raw_error(resp, 401, 'NoValidSession')
