@@ -63,7 +63,7 @@ func (f *redfishFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.portFile, "port-file", "", "write the bound port to this file (mode 0600) once listening; removed at exit")
 	fl.StringVar(&f.backend, "backend", "memory", "where systems live: "+strings.Join(backendNames(), ", "))
 	fl.IntVarP(&f.verbosity, "v", "v", 0, "log verbosity (1 logs every request)")
-	fl.StringVar(&f.memorySystems, "memory-systems", "", "memory backend: JSON file with an array of {name, uuid, cpus, memoryGiB, macs, bootMode, powerState}")
+	fl.StringVar(&f.memorySystems, "memory-systems", "", "memory backend: JSON file with an array of {name, uuid, cpus, memoryGiB, macs, bootMode, powerState, arch, cpuModel, disks: [{sizeGiB, ssd}]}")
 	fl.IntVar(&f.memoryCount, "memory-count", 0, "memory backend: also generate this many systems")
 	fl.StringVar(&f.libvirtRun, "libvirt-run", "", "libvirt backend: serve the domains of this lab run (qemu:///system)")
 	fl.StringVar(&f.memoryPrefix, "memory-prefix", "node", "memory backend: name prefix of generated systems (<prefix>-0, <prefix>-1, ...)")

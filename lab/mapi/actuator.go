@@ -71,7 +71,7 @@ func (a *Actuator) Create(ctx context.Context, m *machinev1beta1.Machine) error 
 	if err := a.claim(ctx, m, host, spec); err != nil {
 		return err
 	}
-	a.recorder.Eventf(m, corev1.EventTypeNormal, "HostClaimed", "BareMetalHost %s/%s provisions this Machine", host.Namespace, host.Name)
+	// No event: upstream's actuator records none when it claims a host.
 	if err := a.ensureAnnotation(ctx, m, host); err != nil {
 		return err
 	}
