@@ -159,6 +159,17 @@ func (s *Service) prepare(ctx context.Context, in *install) (ctrl.Result, error)
 
 // startInstall queues a host's install step and marks it installing.
 func (s *Service) startInstall(ctx context.Context, in *install, a *agentv1beta1.Agent, spoke Spoke, bootstrap, day2 bool) error {
+	// A reconcile that ran on a cache from before the install started
+	// (the ACI's state written a moment later) must not start it again:
+	// that would send the host back to installing after it reported
+	// progress, and queue its install twice.
+	fresh := &agentv1beta1.Agent{}
+	if err := s.apiReader.Get(ctx, client.ObjectKeyFromObject(a), fresh); err != nil {
+		return fmt.Errorf("read agent %s: %w", a.Name, err)
+	}
+	if installStates[fresh.Status.DebugInfo.State] {
+		return nil
+	}
 	args, err := s.installArgs(ctx, a, spoke, bootstrap)
 	if err != nil {
 		return err
@@ -167,18 +178,25 @@ func (s *Service) startInstall(ctx context.Context, in *install, a *agentv1beta1
 	if err != nil {
 		return err
 	}
-	s.registry.queue(a.Name, agentapi.StepInstall, raw)
 	kind := agentv1beta1.HostKindHost
 	if day2 {
 		kind = agentv1beta1.HostKindAddToExistingClusterHost
 	}
-	s.events.add(a.Namespace, a.Name, "Host %s: install started as %s", hostname(a), args.Role)
-	return s.patchAgentStatus(ctx, a.Namespace, a.Name, func(st *agentv1beta1.AgentStatus) {
+	// The host is installing before it can learn so: the agent may report
+	// its first progress as soon as it has the step, and that progress
+	// must not be followed by the state it comes from.
+	err = s.patchAgentStatus(ctx, a.Namespace, a.Name, func(st *agentv1beta1.AgentStatus) {
 		st.DebugInfo.State = agentv1beta1.AgentStateInstalling
 		st.DebugInfo.StateInfo = "Installation is in progress"
 		st.Bootstrap = bootstrap
 		st.Kind = kind
 	})
+	if err != nil {
+		return err
+	}
+	s.registry.queue(a.Name, agentapi.StepInstall, raw)
+	s.events.add(a.Namespace, a.Name, "Host %s: install started as %s", hostname(a), args.Role)
+	return nil
 }
 
 // installArgs tells a host what to install and how its node joins.

@@ -11,6 +11,10 @@ import (
 
 // System reports a domain as a Redfish system.
 func (b *Backend) System(_ context.Context, id string) (*redfish.System, error) {
+	// Under the lock a cold restart after a guest reboot (off, then on)
+	// is one step: a real BMC reports a rebooting server on throughout.
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	h, err := b.load(id)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,58 @@
+package libvirt
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/paritylab/paritylab/lab/redfish"
+)
+
+// A guest that reboots with changed boot settings is restarted cold (off,
+// then on) by the backend. A real server's BMC reports it on throughout a
+// reboot; the restart must not show as a moment of power off, or a
+// bare-metal operator polling then powers the host on itself, an extra
+// power action that depends on when it polled.
+func TestColdRestartNeverShowsPowerOff(t *testing.T) {
+	conn := testDriver(t)
+	id := defineHost(t, conn, "pl-r", "host-0")
+	b := newBackend(t, conn, "pl-r")
+	ctx := context.Background()
+	if err := b.Reset(ctx, id, redfish.ResetOn); err != nil {
+		t.Fatal(err)
+	}
+	var off atomic.Int32
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if sys, err := b.System(ctx, id); err == nil && sys.PowerState == redfish.PowerOff {
+				off.Add(1)
+			}
+		}
+	}()
+	for range 200 {
+		// A "once" override set while the domain runs: the next guest
+		// reboot restarts it cold to spend it.
+		if err := b.SetBoot(ctx, id, redfish.BootPatch{Target: redfish.BootTargetCd, Enabled: redfish.BootOnce}); err != nil {
+			t.Fatal(err)
+		}
+		b.rebooted(id)
+	}
+	close(stop)
+	wg.Wait()
+	if n := off.Load(); n > 0 {
+		t.Fatalf("the system reported power off %d times during cold restarts", n)
+	}
+	if sys, _ := b.System(ctx, id); sys.PowerState != redfish.PowerOn {
+		t.Fatalf("after the restarts: %s", sys.PowerState)
+	}
+}
