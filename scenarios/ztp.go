@@ -67,6 +67,13 @@ func (s ZTPSite) HostLabels() map[string]string {
 }
 
 // HostAnnotations are the BMAC annotations of a host of the given role.
+//
+// The host is written with inspection disabled, as ZTP sites write their
+// hosts (the assisted-service BMAC documentation and the generated site
+// manifests do): the discovery agent reports the inventory. Left to the
+// BMAC to add, whether the bare-metal operator inspected a host first
+// would be a race between the two controllers.
 func HostAnnotations(hostname, role string) map[string]string {
-	return map[string]string{"bmac.agent-install.openshift.io/hostname": hostname, "bmac.agent-install.openshift.io/role": role}
+	return map[string]string{"bmac.agent-install.openshift.io/hostname": hostname, "bmac.agent-install.openshift.io/role": role,
+		"inspect.metal3.io": "disabled"}
 }
