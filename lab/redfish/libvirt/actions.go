@@ -55,7 +55,7 @@ func (b *Backend) Reset(_ context.Context, id string, action redfish.ResetType) 
 // starts with the override's boot order, after which the definition goes
 // back to the normal order and the override to Disabled.
 func (b *Backend) boot(h *host) error {
-	if err := machines.PowerOn(b.opts.Conn, h.def.UUID); err != nil {
+	if err := b.powerOn(b.opts.Conn, h.def.UUID); err != nil {
 		return err
 	}
 	if h.meta.BootEnabled != redfish.BootOnce {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-logr/logr"
 	golibvirt "libvirt.org/go/libvirt"
@@ -34,6 +35,12 @@ type Backend struct {
 	// mu serialises changes per backend: a change reads a definition,
 	// edits it and writes it back.
 	mu sync.Mutex
+	// powerOn starts a domain: machines.PowerOn; tests make it fail the
+	// way QEMU does right after a restart.
+	powerOn func(conn *golibvirt.Connect, uuid string) error
+	// restartWaits are the pauses between attempts to start a domain
+	// again in a cold restart.
+	restartWaits []time.Duration
 }
 
 var _ redfish.Backend = (*Backend)(nil)
@@ -49,7 +56,8 @@ func New(opts Options) (*Backend, error) {
 	if opts.Logger.GetSink() == nil {
 		opts.Logger = logr.Discard()
 	}
-	b := &Backend{opts: opts, callback: -1}
+	b := &Backend{opts: opts, callback: -1, powerOn: machines.PowerOn,
+		restartWaits: []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second}}
 	id, err := opts.Conn.DomainEventRebootRegister(nil, b.onReboot)
 	if err != nil {
 		return nil, fmt.Errorf("watch guest reboots: %w", err)

@@ -2,6 +2,7 @@ package libvirt
 
 import (
 	"slices"
+	"time"
 
 	golibvirt "libvirt.org/go/libvirt"
 	"libvirt.org/go/libvirtxml"
@@ -43,7 +44,25 @@ func (b *Backend) rebooted(uuid string) {
 		b.opts.Logger.Error(err, "Cold restart failed", "domain", h.def.Name)
 		return
 	}
-	if err := b.boot(h); err != nil {
+	b.bootAgain(h)
+}
+
+// bootAgain starts a domain that was just stopped. QEMU sometimes fails to
+// start it right away (the stopped process still holds the disk), which
+// left the server off: a real server's reboot does not fail so, and a
+// bare-metal operator would then power it on itself, at random. It tries
+// again after a pause, a few times.
+func (b *Backend) bootAgain(h *host) {
+	err := b.boot(h)
+	for _, wait := range b.restartWaits {
+		if err == nil {
+			return
+		}
+		b.opts.Logger.Info("Starting the domain again after a cold restart failed; retrying", "domain", h.def.Name, "error", err.Error(), "in", wait)
+		time.Sleep(wait)
+		err = b.boot(h)
+	}
+	if err != nil {
 		b.opts.Logger.Error(err, "Cold restart failed", "domain", h.def.Name)
 	}
 }

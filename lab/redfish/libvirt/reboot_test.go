@@ -2,10 +2,15 @@ package libvirt
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	golibvirt "libvirt.org/go/libvirt"
+
+	"github.com/paritylab/paritylab/lab/machines"
 	"github.com/paritylab/paritylab/lab/redfish"
 )
 
@@ -54,5 +59,41 @@ func TestColdRestartNeverShowsPowerOff(t *testing.T) {
 	}
 	if sys, _ := b.System(ctx, id); sys.PowerState != redfish.PowerOn {
 		t.Fatalf("after the restarts: %s", sys.PowerState)
+	}
+}
+
+// QEMU sometimes fails to start a domain right after it was stopped (the
+// old process still holds its disk). A cold restart tries again, so the
+// server comes back on and its "once" override is spent exactly once.
+func TestColdRestartRetriesAFailedStart(t *testing.T) {
+	conn := testDriver(t)
+	id := defineHost(t, conn, "pl-s", "host-0")
+	b := newBackend(t, conn, "pl-s")
+	b.restartWaits = []time.Duration{0, 0, 0}
+	ctx := context.Background()
+	if err := b.Reset(ctx, id, redfish.ResetOn); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.SetBoot(ctx, id, redfish.BootPatch{Target: redfish.BootTargetCd, Enabled: redfish.BootOnce}); err != nil {
+		t.Fatal(err)
+	}
+	failures := 2
+	b.powerOn = func(conn *golibvirt.Connect, uuid string) error {
+		if failures > 0 {
+			failures--
+			return errors.New("internal error: process exited while connecting to monitor")
+		}
+		return machines.PowerOn(conn, uuid)
+	}
+	b.rebooted(id)
+	sys, err := b.System(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sys.PowerState != redfish.PowerOn || sys.Boot.Enabled != redfish.BootDisabled {
+		t.Fatalf("after a cold restart whose first two starts failed: power %s, boot %+v", sys.PowerState, sys.Boot)
+	}
+	if failures != 0 {
+		t.Fatalf("%d failures left: the restart did not try again", failures)
 	}
 }
