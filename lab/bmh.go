@@ -144,7 +144,9 @@ func ReadInventory(stateDir string) (*Inventory, error) {
 	return &inv, nil
 }
 
-func readCredentials(path string) (user, password string, err error) {
+// ReadBMCCredentials reads the "user:password" file of an inventory's BMC
+// (Inventory.CredentialsFile).
+func ReadBMCCredentials(path string) (user, password string, err error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return "", "", fmt.Errorf("read BMC credentials: %w", err)

@@ -17,7 +17,7 @@ func hostStatuses(ctx context.Context, stateDir string) ([]HostStatus, error) {
 	if err != nil || inv == nil {
 		return nil, err
 	}
-	user, password, err := readCredentials(inv.CredentialsFile)
+	user, password, err := ReadBMCCredentials(inv.CredentialsFile)
 	if err != nil {
 		return nil, err
 	}

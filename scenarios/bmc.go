@@ -3,13 +3,13 @@ package scenarios
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 
 	"github.com/paritylab/paritylab/framework"
+	"github.com/paritylab/paritylab/lab"
 	"github.com/paritylab/paritylab/lab/redfish"
 	"github.com/paritylab/paritylab/results"
 )
@@ -33,7 +33,7 @@ func bmcOperations(ctx context.Context, l *framework.Lab, host *bmov1alpha1.Bare
 	if system == "" {
 		return nil, fmt.Errorf("no lab host has boot MAC %s (host %s)", host.Spec.BootMACAddress, host.Name)
 	}
-	user, pass, err := bmcCredentials(inv.CredentialsFile)
+	user, pass, err := lab.ReadBMCCredentials(inv.CredentialsFile)
 	if err != nil {
 		return nil, err
 	}
@@ -47,17 +47,4 @@ func bmcOperations(ctx context.Context, l *framework.Lab, host *bmov1alpha1.Bare
 		out = append(out, results.BMCOperation{At: op.At.UTC(), Operation: op.Operation})
 	}
 	return out, nil
-}
-
-// bmcCredentials reads the lab's "user:password" BMC credentials file.
-func bmcCredentials(path string) (string, string, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return "", "", fmt.Errorf("read the lab's BMC credentials: %w", err)
-	}
-	user, pass, ok := strings.Cut(strings.TrimSpace(string(raw)), ":")
-	if !ok {
-		return "", "", fmt.Errorf("the lab's BMC credentials file %s is not user:password", path)
-	}
-	return user, pass, nil
 }

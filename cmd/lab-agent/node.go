@@ -92,16 +92,27 @@ func newNode(sys *system, cfg agentapi.NodeConfig) (*node, error) {
 }
 
 // waitForProviderID keeps a machine API worker's Node not Ready until the
-// actuator wrote its providerID, as a real worker stays NotReady far
-// longer (network, machine config) than that takes: MAO's nodelink sets
-// a Machine's nodeRef when the Node's readiness changes, so a Node must
-// not turn Ready before it can be linked. It gives up after 3 minutes.
+// actuator wrote its providerID and a little longer, as a real worker
+// stays NotReady far longer (network, machine config) than that takes:
+// MAO's nodelink sets a Machine's nodeRef when the Node's readiness
+// changes, so a Node must not turn Ready before it can be linked. And
+// nodelink tells the Machine's watchers of the later change to Ready by
+// bumping status.lastUpdated, a time of one-second resolution: a Node that
+// turned Ready within the second it was linked left the Machine unchanged,
+// and MAO's MachineSet never counted it ready. It gives up after 3
+// minutes.
+// readyAfterProviderID is how long a worker stays NotReady after its
+// providerID is written: what is left of its setup, seconds where a real
+// one takes minutes.
+const readyAfterProviderID = 5 * time.Second
+
 func (n *node) waitForProviderID(ctx context.Context) {
 	deadline := time.Now().Add(3 * time.Minute)
 	for time.Now().Before(deadline) {
 		var nd corev1.Node
 		if _, err := n.call(ctx, http.MethodGet, "/api/v1/nodes/"+n.cfg.Name, "", nil, &nd); err == nil && nd.Spec.ProviderID != "" {
 			log.Printf("node %s: providerID %s", n.cfg.Name, nd.Spec.ProviderID)
+			sleep(ctx, readyAfterProviderID)
 			return
 		}
 		if !sleep(ctx, 2*time.Second) {

@@ -82,16 +82,9 @@ func (f *capiFlow) install(ctx context.Context) {
 	f.run.Reach(milestoneAgents)
 
 	By("waiting for the control-plane provider to publish the admin kubeconfig")
-	iv := interval(f.in, "wait-install")
-	Eventually(func(g Gomega) {
-		raw, err := f.kubeconfig(ctx)
-		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(scenarios.KubeconfigUsable(ctx, raw, f.in.Lab.Scheme())).To(Succeed())
-	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
+	raw := waitKubeconfigUsable(ctx, f.in, f.kubeconfig, func(Gomega) {})
 	f.run.Reach(milestoneKubeconfig)
 
-	raw, err := f.kubeconfig(ctx)
-	Expect(err).NotTo(HaveOccurred())
 	f.workloadCfg, err = clientcmd.RESTConfigFromKubeConfig(raw)
 	Expect(err).NotTo(HaveOccurred())
 	f.workload, err = client.New(f.workloadCfg, client.Options{Scheme: f.in.Lab.Scheme()})

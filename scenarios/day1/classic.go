@@ -64,19 +64,13 @@ func (f *classicFlow) install(ctx context.Context) {
 	f.run.Reach(milestoneAgents)
 
 	By("waiting for the install to publish the admin kubeconfig")
-	iv := interval(f.in, "wait-install")
-	Eventually(func(g Gomega) {
+	raw := waitKubeconfigUsable(ctx, f.in, f.kubeconfig, func(g Gomega) {
 		aci := &hiveextv1beta1.AgentClusterInstall{}
 		g.Expect(hub.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: f.ns}, aci)).To(Succeed())
 		g.Expect(aci.Status.DebugInfo.State).NotTo(Equal(hiveextv1beta1.ClusterStateError), aci.Status.DebugInfo.StateInfo)
-		raw, err := f.kubeconfig(ctx)
-		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(scenarios.KubeconfigUsable(ctx, raw, f.in.Lab.Scheme())).To(Succeed())
-	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
+	})
 	f.run.Reach(milestoneKubeconfig)
 
-	raw, err := f.kubeconfig(ctx)
-	Expect(err).NotTo(HaveOccurred())
 	f.spokeCfg, err = clientcmd.RESTConfigFromKubeConfig(raw)
 	Expect(err).NotTo(HaveOccurred())
 	f.spoke = f.spokeClient()

@@ -98,6 +98,23 @@ func waitNodesReady(ctx context.Context, in scenarios.Input, c client.Client, n 
 	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
 }
 
+// waitKubeconfigUsable waits until the flow's published admin kubeconfig
+// lists the cluster's Nodes (the kubeconfig-usable milestone, the same
+// on both sides), checking check (the flow did not fail) each time, and
+// returns the kubeconfig.
+func waitKubeconfigUsable(ctx context.Context, in scenarios.Input, kubeconfig func(context.Context) ([]byte, error), check func(Gomega)) []byte {
+	iv := interval(in, "wait-install")
+	var raw []byte
+	Eventually(func(g Gomega) {
+		check(g)
+		var err error
+		raw, err = kubeconfig(ctx)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(scenarios.KubeconfigUsable(ctx, raw, in.Lab.Scheme())).To(Succeed())
+	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
+	return raw
+}
+
 func nodeReady(n *corev1.Node) bool {
 	for _, c := range n.Status.Conditions {
 		if c.Type == corev1.NodeReady {
