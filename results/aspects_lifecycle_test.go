@@ -15,8 +15,8 @@ func TestNodeIdentityAspect(t *testing.T) {
 		node("cp-0", "u1", -60, nil),                                  // kept
 		node("w-0", "u2", 10, nil),                                    // joined
 		node("w-1", "u3", -60, atPtr(20)), node("w-1", "u4", 25, nil), // recreated: kept → removed, joined
-		node("w-2", "u5", 5, atPtr(30)),                               // joined, removed
-		node("cp-1", "u8", -60, atPtr(55)),                            // kept, removed
+		node("w-2", "u5", 5, atPtr(30)),    // joined, removed
+		node("cp-1", "u8", -60, atPtr(55)), // kept, removed
 	}}
 	got, _ := aspectLines(t, o, "nodes/identity")
 	want := []string{"joined", "joined", "joined → removed", "kept", "kept → removed", "kept → removed"}

@@ -6,15 +6,15 @@ import (
 	"testing"
 )
 
-// sixByThirty builds six paired scenarios of at least 30 aspects each (32:
-// the day1 example's 31, plus one more phase) from the day1 example, with
-// a regression added in every other scenario.
+// sixByThirty builds six paired scenarios of at least 30 aspects each from
+// the real run's day1 pair (testdata/real), with one more milestone, and a
+// regression added in every other scenario.
 func sixByThirty(t testing.TB) []Pair {
 	t.Helper()
 	var pairs []Pair
 	for i := range 6 {
-		m := readObservation(t, "testdata/day1/day1.mapi.json")
-		c := readObservation(t, "testdata/day1/day1.capi.json")
+		m := readObservation(t, "testdata/real/day1.mapi.json")
+		c := readObservation(t, "testdata/real/day1.capi.json")
 		for _, o := range []*Observation{m, c} {
 			o.Scenario = fmt.Sprintf("scenario-%d", i)
 			at := o.FinishedAt
@@ -79,7 +79,7 @@ func TestReport6x30Renders(t *testing.T) {
 	if err := renderAll(r); err != nil {
 		t.Fatal(err)
 	}
-	if got := len(r.AspectNames()); len(r.Scenarios) != 6 || got != 32 {
-		t.Fatalf("want 6 scenarios × 32 aspects, got %d × %d", len(r.Scenarios), got)
+	if got := len(r.AspectNames()); len(r.Scenarios) != 6 || got < 30 {
+		t.Fatalf("want 6 scenarios × at least 30 aspects, got %d × %d", len(r.Scenarios), got)
 	}
 }

@@ -110,7 +110,7 @@ divergences:
 }
 
 func TestObservationWithoutRoleIsNotCompared(t *testing.T) {
-	m := readObservation(t, "testdata/day1/day1.mapi.json")
+	m := readObservation(t, "testdata/real/day1.mapi.json")
 	for _, a := range Aspects(m) {
 		if strings.Contains(a.Name, "ClusterDeployment") || strings.Contains(a.Name, "clusterdeployment") {
 			t.Errorf("role-less object compared: %s", a.Name)

@@ -9,19 +9,35 @@ import (
 )
 
 // goldenReport is the report over every example pair under testdata,
-// classified with testdata/registry.yaml: a passing day1, a failing
-// scale-sample, a stale and an unexercised entry.
+// classified with goldenRegistry: the real run's day1 and day2-scale
+// passing, a failing scale-sample, a stale and an unexercised entry.
 func goldenReport(t testing.TB) *Report {
 	t.Helper()
-	reg, err := LoadRegistry("testdata/registry.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
 	pairs, err := LoadDir("testdata")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return mustBuild(t, pairs, reg, DefaultOptions())
+	return mustBuild(t, pairs, goldenRegistry(t), DefaultOptions())
+}
+
+// goldenRegistry is the built-in registry followed by the entries of
+// testdata/registry.yaml.
+func goldenRegistry(t testing.TB) *Registry {
+	t.Helper()
+	reg, err := DefaultRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra, err := LoadRegistry("testdata/registry.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range extra.Entries {
+		if reg.Entry(e.ID) != nil {
+			t.Fatalf("testdata/registry.yaml: entry %s is in the built-in registry already", e.ID)
+		}
+	}
+	return &Registry{APIVersion: RegistryAPIVersion, Declared: extra.Scenarios(), Entries: append(reg.Entries, extra.Entries...)}
 }
 
 func TestGoldenJUnit(t *testing.T) {

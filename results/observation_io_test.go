@@ -57,7 +57,7 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 
 func TestLoadDirPairsAndSkipsOtherJSON(t *testing.T) {
 	dir := t.TempDir()
-	for _, f := range []string{"day1/day1.mapi.json", "day1/day1.capi.json", "acceptance/scale-sample.mapi.json"} {
+	for _, f := range []string{"real/day1.mapi.json", "real/day1.capi.json", "acceptance/scale-sample.mapi.json"} {
 		data, err := os.ReadFile(filepath.Join("testdata", f))
 		if err != nil {
 			t.Fatal(err)
@@ -83,7 +83,7 @@ func TestLoadDirPairsAndSkipsOtherJSON(t *testing.T) {
 	if !strings.Contains(buf.String(), "the CAPI flow left no observation") {
 		t.Error("missing flow not reported")
 	}
-	if err := os.WriteFile(filepath.Join(dir, "dup.json"), mustRead(t, filepath.Join("testdata", "day1", "day1.mapi.json")), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "dup.json"), mustRead(t, filepath.Join("testdata", "real", "day1.mapi.json")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := LoadDir(dir); err == nil || !strings.Contains(err.Error(), "two mapi observations") {
@@ -95,8 +95,8 @@ func TestLoadDirPairsAndSkipsOtherJSON(t *testing.T) {
 }
 
 func TestNewPair(t *testing.T) {
-	m := readObservation(t, "testdata/day1/day1.mapi.json")
-	c := readObservation(t, "testdata/day1/day1.capi.json")
+	m := readObservation(t, "testdata/real/day1.mapi.json")
+	c := readObservation(t, "testdata/real/day1.capi.json")
 	p, err := NewPair(c, m)
 	if err != nil || p.MAPI != m || p.CAPI != c {
 		t.Fatalf("got %+v, %v", p, err)

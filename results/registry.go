@@ -62,6 +62,12 @@ type Entry struct {
 	// MAPI and CAPI lines in an aspect; without it an entry that explains
 	// lines of both flows must explain as many of each.
 	CountsDiffer string `json:"countsDiffer,omitempty"`
+	// RequireAll says the entry explains one behaviour each flow shows in
+	// full: it explains its lines only when every one of its patterns
+	// names a differing line of its flow, so a flow that lost part of the
+	// behaviour (a drain event, one BMC operation) is a regression. Its
+	// patterns fix the lines of each side, so it takes no countsDiffer.
+	RequireAll bool `json:"requireAll,omitempty"`
 	// Explanation says why the flows differ and why that is acceptable.
 	Explanation string `json:"explanation"`
 	// Upstream are the places in upstream code or docs that show the

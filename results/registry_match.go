@@ -76,7 +76,13 @@ func (r *Registry) classify(scenario string, ar *AspectResult) {
 		notes = append(notes, ar.Note)
 	}
 	for _, c := range claims {
-		if c.entry.twoSided() && c.entry.CountsDiffer == "" && len(c.mapi) != len(c.capi) {
+		if c.entry.RequireAll {
+			if missing := c.unnamed(); len(missing) > 0 {
+				unM, unC = append(unM, c.mapi...), append(unC, c.capi...)
+				notes = append(notes, fmt.Sprintf("entry %s explains its behaviour only in full (requireAll), but %s", c.entry.ID, strings.Join(missing, ", ")))
+				continue
+			}
+		} else if c.entry.twoSided() && c.entry.CountsDiffer == "" && len(c.mapi) != len(c.capi) {
 			unM, unC = append(unM, c.mapi...), append(unC, c.capi...)
 			ar.Miscounted = append(ar.Miscounted, c.entry)
 			notes = append(notes, fmt.Sprintf("entry %s explains %d MAPI line(s) but %d CAPI line(s); it pairs them one to one (give it countsDiffer: <why> if the flows really differ in number)",
@@ -94,6 +100,25 @@ func (r *Registry) classify(scenario string, ar *AspectResult) {
 	if presenceOK && len(ar.Known) > 0 && len(unM)+len(unC) == 0 {
 		ar.Verdict = KnownDivergence
 	}
+}
+
+// unnamed returns, for a RequireAll entry's claim, the patterns (with
+// their flow) that name none of the claimed lines.
+func (c *claim) unnamed() []string {
+	var missing []string
+	for _, side := range []struct {
+		flow     Flow
+		patterns []string
+		res      []*regexp.Regexp
+		lines    []string
+	}{{FlowMAPI, c.entry.MAPI, c.entry.mapiRE, c.mapi}, {FlowCAPI, c.entry.CAPI, c.entry.capiRE, c.capi}} {
+		for i, re := range side.res {
+			if !slices.ContainsFunc(side.lines, re.MatchString) {
+				missing = append(missing, fmt.Sprintf("no %s line matches %q", flowTitle(side.flow), side.patterns[i]))
+			}
+		}
+	}
+	return missing
 }
 
 // applicable returns the entries that cover the aspect, in registry order.

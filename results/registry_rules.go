@@ -24,7 +24,8 @@ import (
 //   - scenario globs match declared scenarios;
 //   - outcome, observation, milestones and durations are never explained;
 //   - presentIn names one flow, and the entry names no line of the other;
-//   - countsDiffer only on entries that explain lines of both flows.
+//   - countsDiffer only on entries that explain lines of both flows;
+//   - requireAll only on pattern entries, without countsDiffer.
 
 var entryID = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
@@ -148,7 +149,7 @@ func (e *Entry) checkRules() error {
 			errs = append(errs, checkHostStatePattern(p))
 		}
 	}
-	errs = append(errs, e.checkPresentIn(), e.checkCountsDiffer())
+	errs = append(errs, e.checkPresentIn(), e.checkCountsDiffer(), e.checkRequireAll())
 	return errors.Join(errs...)
 }
 
@@ -227,6 +228,18 @@ func (e *Entry) checkCountsDiffer() error {
 	}
 	if mapi, capi := e.sides(); !mapi || !capi {
 		return errors.New("countsDiffer applies to entries that explain lines of both flows only; drop it (one flow's lines are not counted against the other's)")
+	}
+	return nil
+}
+
+func (e *Entry) checkRequireAll() error {
+	switch {
+	case !e.RequireAll:
+		return nil
+	case e.Conditions != nil:
+		return errors.New("requireAll applies to mapi and capi patterns, not conditions")
+	case e.CountsDiffer != "":
+		return errors.New("requireAll entries take no countsDiffer: their patterns name the lines each flow has")
 	}
 	return nil
 }

@@ -52,6 +52,8 @@ func TestLoaderRejectsOverBroadEntries(t *testing.T) {
 		{"presentIn names a flow", "present-nowhere", "  aspect: nodes/labels\n  presentIn: both\n  capi: ['a=b']\n", "must be mapi or capi"},
 		{"presentIn names lines of its flow only", "present-both", "  aspect: nodes/labels\n  presentIn: capi\n  mapi: ['a=b']\n  capi: ['a=c']\n", "names lines of the other flow"},
 		{"countsDiffer on two-sided entries only", "counts-one-side", "  aspect: nodes/labels\n  countsDiffer: because\n  capi: ['a=b']\n", "countsDiffer applies"},
+		{"requireAll fixes the counts", "all-and-counts", "  aspect: events/normal\n  requireAll: true\n  countsDiffer: because\n  mapi: ['a: B']\n  capi: ['a: C', 'a: D']\n", "no countsDiffer"},
+		{"requireAll takes patterns", "all-conditions", "  aspect: objects/machine/conditions\n  requireAll: true\n  conditions: {capi: {live: {Ready: \"True\"}}}\n", "not conditions"},
 	} {
 		_, err := ParseRegistry(ruleDoc(entryYAML(tc.id, tc.fields)))
 		if err == nil {
@@ -72,6 +74,7 @@ func TestLoaderAcceptsNarrowEntries(t *testing.T) {
 		"literal-host-states": "  aspect: hosts/*\n  mapi: ['(externally provisioned|unmanaged) operational=(OK|detached) power=on online=true', '\\(none\\)', 'inspect\\.metal3\\.io=disabled']\n  capi: ['provisioned operational=OK power=on online=true']\n",
 		"healthy-conditions":  "  aspect: objects/machine/conditions\n  conditions:\n    capi:\n      live: {Ready: \"True(AsExpected)\", NodeHealthy: \"True\", Paused: \"False\"}\n      deleted: {Deleting: \"True\", Ready: \"False\"}\n",
 		"capi-only-aspect":    "  aspect: objects/machine-set/conditions\n  presentIn: capi\n  conditions: {capi: {live: {MachinesReady: \"True\"}}}\n",
+		"whole-behaviour":     "  aspect: events/normal\n  requireAll: true\n  mapi: ['machine: DrainSucceeded']\n  capi: ['machine: SuccessfulDrainNode', 'machine: NodeVolumesDetached']\n",
 		"paired-counts":       "  aspect: nodes/annotations\n  countsDiffer: one annotation against five\n  mapi: ['machine\\.openshift\\.io/machine=<namespace>/<name>']\n  capi: ['cluster\\.x-k8s\\.io/machine=<name>']\n",
 	} {
 		if _, err := ParseRegistry(ruleDoc(entryYAML(id, fields))); err != nil {

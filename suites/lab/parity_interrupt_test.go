@@ -30,7 +30,7 @@ var _ = Describe("interrupting the parity suite", Label("lab", "cli"), func() {
 		DeferCleanup(func() { run.Kill().Wait(time.Minute) })
 
 		By("interrupting once the first cluster installs: VMs, the hub and a workload cluster run")
-		Eventually(run.Out).WithTimeout(10 * time.Minute).Should(gbytes.Say(`waiting for the AgentClusterInstall to install the cluster`))
+		Eventually(run.Out).WithTimeout(10 * time.Minute).Should(gbytes.Say(`waiting for the install to publish the admin kubeconfig`))
 		kubeconfig, err := clientcmd.LoadFromFile(filepath.Join(stateDir, "kubeconfig"))
 		Expect(err).NotTo(HaveOccurred())
 		held := snapshotLedger(stateDir, kubeconfig.Clusters[kubeconfig.Contexts[kubeconfig.CurrentContext].Cluster].Server)
