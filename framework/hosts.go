@@ -37,8 +37,8 @@ type HostClaim struct {
 	Namespace, Name string
 	Labels          map[string]string
 	Annotations     map[string]string
-	// Online is spec.online; ZTP hosts are written online, hosts for a
-	// provisioner offline until they are provisioned.
+	// Online is spec.online; hosts for a provisioner (and ZTP hosts, which
+	// the BMAC turns online) are written offline.
 	Online bool
 	// Cluster is where the BareMetalHost is written; default the hub. A
 	// workload cluster's machine API manages hosts in its own cluster.

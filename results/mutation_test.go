@@ -42,14 +42,14 @@ func realPairs(t testing.TB) []Pair {
 	return pairs
 }
 
-// cloneObservation deep-copies o through its JSON form.
-func cloneObservation(t testing.TB, o *Observation) *Observation {
+// deepCopy copies v through its JSON form.
+func deepCopy[T any](t testing.TB, v *T) *T {
 	t.Helper()
-	data, err := json.Marshal(o)
+	data, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var c Observation
+	var c T
 	if err := json.Unmarshal(data, &c); err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func clonePairs(t testing.TB, pairs []Pair) []Pair {
 	t.Helper()
 	out := make([]Pair, len(pairs))
 	for i, p := range pairs {
-		out[i] = Pair{Scenario: p.Scenario, MAPI: cloneObservation(t, p.MAPI), CAPI: cloneObservation(t, p.CAPI)}
+		out[i] = Pair{Scenario: p.Scenario, MAPI: deepCopy(t, p.MAPI), CAPI: deepCopy(t, p.CAPI)}
 	}
 	return out
 }

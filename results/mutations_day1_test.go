@@ -1,7 +1,6 @@
 package results
 
 import (
-	"encoding/json"
 	"testing"
 	"time"
 )
@@ -175,7 +174,7 @@ func capiNodeMissing(t *testing.T, m, c *Observation) {
 
 // CAPI ends with a sixth Node, which joined during the run.
 func capiExtraNode(t *testing.T, m, c *Observation) {
-	n := cloneNode(t, *workerNode(t, c))
+	n := *deepCopy(t, workerNode(t, c))
 	n.Name += "0"
 	n.UID = "3f0c8e52-5b1d-4c7a-9e43-0d2f6a1b7c99"
 	n.Labels["kubernetes.io/hostname"] = n.Name
@@ -238,20 +237,6 @@ func deleteWhere[T any](xs []T, drop func(T) bool) []T {
 		if !drop(x) {
 			out = append(out, x)
 		}
-	}
-	return out
-}
-
-// cloneNode deep-copies a Node.
-func cloneNode(t *testing.T, n Node) Node {
-	t.Helper()
-	data, err := json.Marshal(n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out Node
-	if err := json.Unmarshal(data, &out); err != nil {
-		t.Fatal(err)
 	}
 	return out
 }

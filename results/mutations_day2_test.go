@@ -67,9 +67,9 @@ func capiWrongMachineDeleted(t *testing.T, m, c *Observation) {
 
 // CAPI's scale set leaves one Machine more, which never got a host.
 func capiExtraMachine(t *testing.T, m, c *Observation) {
-	mach := cloneObservation(t, &Observation{Objects: []Object{*findObject(t, c, "machine", func(o *Object) bool {
+	mach := *deepCopy(t, findObject(t, c, "machine", func(o *Object) bool {
 		return live(o) && o.Labels["cluster.x-k8s.io/set-name"] != ""
-	})}}).Objects[0]
+	}))
 	mach.Name = mach.Name[:len(mach.Name)-5] + "q7wxz"
 	mach.UID = "0b9d1c3e-7f64-4a2b-8e15-6c4d2f9a0e71"
 	mach.CreatedAt = c.FinishedAt.Add(-time.Minute)

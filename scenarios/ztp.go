@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/paritylab/paritylab/framework"
 	agentv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
 	hiveextv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/hiveextensions/v1beta1"
 )
@@ -64,6 +65,19 @@ func (s ZTPSite) Manifests() []client.Object {
 // InfraEnv.
 func (s ZTPSite) HostLabels() map[string]string {
 	return map[string]string{agentv1beta1.InfraEnvNameLabel: s.Name}
+}
+
+// HostClaim is how a ZTP site writes a host of the given role on the hub:
+// labelled with the site's InfraEnv, with the BMAC annotations, and
+// offline. Offline as ZTP site manifests write their hosts: the BMAC turns
+// a host online when it gives it the discovery ISO. A host written online
+// is powered on by the bare-metal operator as soon as it is available,
+// and whether that happens before the BMAC set the ISO (then the host is
+// powered off again to boot it) is a race; upstream, the operator's
+// slower registration through Ironic lets the BMAC win, so the offline
+// host keeps the lab's flow to the sequence upstream shows.
+func (s ZTPSite) HostClaim(hostname, role string) framework.HostClaim {
+	return framework.HostClaim{Namespace: s.Namespace, Name: hostname, Labels: s.HostLabels(), Annotations: HostAnnotations(hostname, role)}
 }
 
 // HostAnnotations are the BMAC annotations of a host of the given role.

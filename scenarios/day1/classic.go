@@ -55,8 +55,7 @@ func (f *classicFlow) install(ctx context.Context) {
 	By("adding the hosts to the InfraEnv as BareMetalHosts with BMAC role annotations")
 	var claims []framework.HostClaim
 	for _, h := range hostNames() {
-		claims = append(claims, framework.HostClaim{Namespace: f.ns, Name: h.name, Online: true,
-			Labels: site.HostLabels(), Annotations: scenarios.HostAnnotations(h.name, h.role)})
+		claims = append(claims, site.HostClaim(h.name, h.role))
 	}
 	_, err := f.in.Hosts.Claim(ctx, claims...)
 	Expect(err).NotTo(HaveOccurred())

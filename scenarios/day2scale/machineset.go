@@ -138,8 +138,7 @@ func (s *machineSetSide) addWorker(ctx context.Context, ready func()) {
 	site := s.base.ZTP
 	Expect(site).NotTo(BeNil(), "the MAPI day-1 cluster is a ZTP site")
 	name := day2HostName
-	_, err := s.in.Hosts.Claim(ctx, framework.HostClaim{Namespace: site.Namespace, Name: name, Online: true,
-		Labels: site.HostLabels(), Annotations: scenarios.HostAnnotations(name, "worker")})
+	_, err := s.in.Hosts.Claim(ctx, site.HostClaim(name, "worker"))
 	Expect(err).NotTo(HaveOccurred())
 	By("waiting for the ZTP day-2 host to join the spoke Ready")
 	iv := interval(s.in, "wait-machines-running")
