@@ -123,12 +123,26 @@ func (s *Service) assignRoles(ctx context.Context, in *install) error {
 		if a.Status.Role == role {
 			continue
 		}
-		a.Status.Role = role
-		if err := s.patchAgentStatus(ctx, a.Namespace, a.Name, func(st *agentv1beta1.AgentStatus) { st.Role = role }); err != nil {
+		assign := func(st *agentv1beta1.AgentStatus) { assignRole(st, role) }
+		assign(&a.Status)
+		if err := s.patchAgentStatus(ctx, a.Namespace, a.Name, assign); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// assignRole gives a host its role and withdraws its readiness until the
+// Agent controller has validated it for that role. Upstream assigns the
+// role in the host refresh that then runs the validations; here the
+// readiness an auto-assign host earned against worker requirements must
+// not count it as a ready control-plane host (a 4-core host was once
+// started as an SNO master when the ACI reconciled between the two).
+func assignRole(st *agentv1beta1.AgentStatus, role agentv1beta1.HostRole) {
+	st.Role = role
+	conditionsv1.SetStatusConditionNoHeartbeat(&st.Conditions, conditionsv1.Condition{
+		Type: agentv1beta1.ConditionRequirementsMet, Status: corev1.ConditionFalse, Reason: agentv1beta1.ReasonAgentNotReady,
+		Message: fmt.Sprintf("The agent is not ready to begin the installation: its validations are re-running for role %s", role)})
 }
 
 // prepare creates the workload cluster and starts every host's install.

@@ -4,9 +4,14 @@ import (
 	"context"
 	"testing"
 
+	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
+	hivev1 "github.com/openshift/hive/apis/hive/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
+	hiveextv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/hiveextensions/v1beta1"
 )
 
 // A reconcile that works from a cache older than a host's install (the
@@ -37,5 +42,44 @@ func TestStartInstallLeavesAnInstallingHostAlone(t *testing.T) {
 	}
 	if got.Status.DebugInfo.State != agentv1beta1.AgentStateInstallingInProgress {
 		t.Fatalf("state %q, want it left at %q", got.Status.DebugInfo.State, agentv1beta1.AgentStateInstallingInProgress)
+	}
+}
+
+// An auto-assign host whose readiness was validated against worker
+// requirements (the Agent controller ran before the ACI assigned roles)
+// must not count as a ready control-plane host once it is assigned
+// master: the ACI reconcile that assigns the role keeps the cluster
+// insufficient until the host is validated again. It once started a
+// 4-core host as an SNO master (TestHardwareValidationBlocksInstall, 1 in
+// 4 runs).
+func TestRoleAssignmentWithdrawsReadinessEarnedForAnotherRole(t *testing.T) {
+	h := startHub(t)
+	ctx := context.Background()
+	ns := h.namespace(t)
+	a := installedAgent(ns, "", "host-0", agentv1beta1.HostRoleAutoAssign, agentv1beta1.HostKindHost)
+	a.Status.Progress.CurrentStage = ""
+	a.Status.DebugInfo.State = agentv1beta1.AgentStateKnown
+	h.agent(t, a)
+	stale := *a.DeepCopy()
+	stale.Status.Role = agentv1beta1.HostRoleAutoAssign
+	conditionsv1.SetStatusConditionNoHeartbeat(&stale.Status.Conditions, conditionsv1.Condition{
+		Type: agentv1beta1.ConditionRequirementsMet, Status: corev1.ConditionTrue, Reason: agentv1beta1.ReasonAgentReady})
+	aci := &hiveextv1beta1.AgentClusterInstall{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "site"},
+		Spec: hiveextv1beta1.AgentClusterInstallSpec{ProvisionRequirements: hiveextv1beta1.ProvisionRequirements{ControlPlaneAgents: 1}}}
+	cd := &hivev1.ClusterDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "site-cd"}}
+	in := &install{aci: aci, cd: cd, agents: []agentv1beta1.Agent{stale}}
+
+	if _, err := h.svc.advancePreInstall(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	if got := aci.Status.DebugInfo.State; got != hiveextv1beta1.ClusterStateInsufficient {
+		t.Fatalf("cluster state %q after assigning master to a host validated as a worker, want %q", got, hiveextv1beta1.ClusterStateInsufficient)
+	}
+	stored := &agentv1beta1.Agent{}
+	if err := h.c.Get(ctx, client.ObjectKeyFromObject(&a), stored); err != nil {
+		t.Fatal(err)
+	}
+	if stored.Status.Role != agentv1beta1.HostRoleMaster {
+		t.Errorf("stored role %q, want master", stored.Status.Role)
 	}
 }

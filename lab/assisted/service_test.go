@@ -161,6 +161,15 @@ func TestHardwareValidationBlocksInstall(t *testing.T) {
 		t.Errorf("agent state %q", a.Status.DebugInfo.State)
 	}
 	aci := &hiveextv1beta1.AgentClusterInstall{}
+	defer func() {
+		if t.Failed() {
+			raw, _ := json.MarshalIndent(aci.Status, "", " ")
+			t.Logf("ACI status: %s", raw)
+			_ = h.c.Get(ctx, client.ObjectKeyFromObject(a), a)
+			raw, _ = json.MarshalIndent(a, "", " ")
+			t.Logf("agent: %s", raw)
+		}
+	}()
 	h.eventually(t, "the ACI to stay insufficient and say why", func() bool {
 		_ = h.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "sno"}, aci)
 		var validated *hivev1.ClusterInstallCondition
