@@ -151,3 +151,23 @@ func TestHostSpecValidation(t *testing.T) {
 		t.Fatalf("defaults: %+v %v", s, err)
 	}
 }
+
+// The kept QEMU log says when a domain started and why it stopped, without
+// the command lines between.
+func TestQEMULogEventsKeepsStartsAndStops(t *testing.T) {
+	raw := []byte(`2026-11-24 02:28:03.580+0000: starting up libvirt version: 9.0.0
+LC_ALL=C \
+/usr/bin/qemu-system-x86_64 \
+-name guest=pl-x-host-1 \
+-msg timestamp=on
+2026-11-24T02:28:19.001Z qemu-system-x86_64: terminating on signal 15
+2026-11-24 02:28:19.100+0000: shutting down, reason=crashed
+`)
+	want := `2026-11-24 02:28:03.580+0000: starting up libvirt version: 9.0.0
+2026-11-24T02:28:19.001Z qemu-system-x86_64: terminating on signal 15
+2026-11-24 02:28:19.100+0000: shutting down, reason=crashed
+`
+	if got := string(qemuLogEvents(raw)); got != want {
+		t.Fatalf("kept:\n%s\nwant:\n%s", got, want)
+	}
+}

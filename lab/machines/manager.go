@@ -1,11 +1,13 @@
 package machines
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"sync"
 
@@ -271,6 +273,10 @@ func (m *Manager) Remove(name string) error {
 	if !ok {
 		return fmt.Errorf("no host %s", name)
 	}
+	// libvirt's log of the domain says why QEMU stopped (a guest that
+	// crashed, a QEMU that died): keep it with the serial log before the
+	// domain and its log go.
+	keepQEMULog(h.Domain, filepath.Join(m.opts.SerialLogDir, name+".qemu.log"))
 	if err := removeDomain(m.opts.Conn, h.UUID); err != nil {
 		return err
 	}
@@ -336,6 +342,32 @@ func removeDomain(conn *libvirt.Connect, uuid string) error {
 // qemuLogDir is where the system libvirtd's QEMU driver writes one log per
 // domain (its command line, QEMU's stderr); it outlives the domain.
 const qemuLogDir = "/var/log/libvirt/qemu"
+
+// keepQEMULog copies the events of libvirt's log of a domain (starts,
+// stops with their reasons, QEMU's own messages) to dst, best effort: a
+// missing log loses a diagnosis, not the teardown. The command lines are
+// left out: they are long and say nothing the domain XML does not.
+func keepQEMULog(domain, dst string) {
+	raw, err := os.ReadFile(filepath.Join(qemuLogDir, domain+".log"))
+	if err != nil {
+		return
+	}
+	_ = os.WriteFile(dst, qemuLogEvents(raw), 0o644)
+}
+
+func qemuLogEvents(raw []byte) []byte {
+	var kept []byte
+	for _, line := range bytes.SplitAfter(raw, []byte("\n")) {
+		if qemuLogEvent.Match(line) {
+			kept = append(kept, line...)
+		}
+	}
+	return kept
+}
+
+// qemuLogEvent is a line of libvirt's domain log that is not part of a
+// command line: libvirt's timestamped lines and QEMU's messages.
+var qemuLogEvent = regexp.MustCompile(`^(\d{4}-\d\d-\d\d[ T]|qemu-system-)`)
 
 // removeQEMULog removes the log libvirt kept for a domain of ours, with
 // its rotations, so that removed domains leave no files behind.

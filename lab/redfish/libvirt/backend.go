@@ -30,8 +30,9 @@ type Options struct {
 
 // Backend serves the hosts of one lab run.
 type Backend struct {
-	opts     Options
-	callback int
+	opts      Options
+	callback  int
+	lifecycle int
 	// mu serialises changes per backend: a change reads a definition,
 	// edits it and writes it back.
 	mu sync.Mutex
@@ -56,24 +57,29 @@ func New(opts Options) (*Backend, error) {
 	if opts.Logger.GetSink() == nil {
 		opts.Logger = logr.Discard()
 	}
-	b := &Backend{opts: opts, callback: -1, powerOn: machines.PowerOn,
+	b := &Backend{opts: opts, callback: -1, lifecycle: -1, powerOn: machines.PowerOn,
 		restartWaits: []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second}}
 	id, err := opts.Conn.DomainEventRebootRegister(nil, b.onReboot)
 	if err != nil {
 		return nil, fmt.Errorf("watch guest reboots: %w", err)
 	}
 	b.callback = id
+	if b.lifecycle, err = opts.Conn.DomainEventLifecycleRegister(nil, b.onLifecycle); err != nil {
+		return nil, errors.Join(fmt.Errorf("watch domain stops: %w", err), b.Close())
+	}
 	return b, nil
 }
 
-// Close stops watching reboots.
+// Close stops watching reboots and stops.
 func (b *Backend) Close() error {
-	if b.callback < 0 {
-		return nil
+	var errs []error
+	for _, id := range []*int{&b.callback, &b.lifecycle} {
+		if *id >= 0 {
+			errs = append(errs, b.opts.Conn.DomainEventDeregister(*id))
+			*id = -1
+		}
 	}
-	err := b.opts.Conn.DomainEventDeregister(b.callback)
-	b.callback = -1
-	return err
+	return errors.Join(errs...)
 }
 
 // Systems lists the run's domains, by name.

@@ -21,6 +21,21 @@ func (b *Backend) onReboot(_ *golibvirt.Connect, dom *golibvirt.Domain) {
 	go b.rebooted(uuid)
 }
 
+// onLifecycle logs a domain of the run that stopped other than by a power
+// off (a destroy): a guest that powered itself off, or a QEMU that crashed
+// or failed. A server that turns itself off makes the bare-metal operator
+// power it on a minute later, a delay that shows in the parity durations;
+// the log says which it was. It runs on libvirt's event loop and must not
+// block.
+func (b *Backend) onLifecycle(_ *golibvirt.Connect, dom *golibvirt.Domain, e *golibvirt.DomainEventLifecycle) {
+	if e.Event != golibvirt.DOMAIN_EVENT_STOPPED || golibvirt.DomainEventStoppedDetailType(e.Detail) == golibvirt.DOMAIN_EVENT_STOPPED_DESTROYED {
+		return
+	}
+	if def, ok := b.ownDefinition(dom); ok {
+		b.opts.Logger.Info("Domain stopped by itself", "domain", def.Name, "event", e.String())
+	}
+}
+
 // rebooted restarts a domain cold when its next boot must differ from the
 // hardware it runs with: a pending "once" override, or a boot order or
 // firmware changed since it started.

@@ -3,11 +3,13 @@ package libvirt
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr/funcr"
 	golibvirt "libvirt.org/go/libvirt"
 
 	"github.com/paritylab/paritylab/lab/machines"
@@ -95,5 +97,53 @@ func TestColdRestartRetriesAFailedStart(t *testing.T) {
 	}
 	if failures != 0 {
 		t.Fatalf("%d failures left: the restart did not try again", failures)
+	}
+}
+
+// A domain that stops by itself (here a guest power-off) is logged with
+// libvirt's reason; a power off through the BMC (a destroy) is not.
+func TestDomainStoppingByItselfIsLogged(t *testing.T) {
+	conn := testDriver(t)
+	id := defineHost(t, conn, "pl-s", "host-0")
+	var mu sync.Mutex
+	var logged []string
+	b, err := New(Options{Conn: conn, RunID: "pl-s", Logger: funcr.New(func(prefix, args string) {
+		mu.Lock()
+		defer mu.Unlock()
+		logged = append(logged, args)
+	}, funcr.Options{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	ctx := context.Background()
+	lines := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), logged...)
+	}
+	if err := b.Reset(ctx, id, redfish.ResetOn); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Reset(ctx, id, redfish.ResetForceOff); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Reset(ctx, id, redfish.ResetOn); err != nil {
+		t.Fatal(err)
+	}
+	dom, err := conn.LookupDomainByUUIDString(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dom.Free()
+	if err := dom.Shutdown(); err != nil {
+		t.Fatal(err)
+	}
+	if !waitFor(10*time.Second, func() bool { return len(lines()) > 0 }) {
+		t.Fatal("a guest power-off was not logged")
+	}
+	got := lines()
+	if len(got) != 1 || !strings.Contains(got[0], `"Domain stopped by itself"`) || !strings.Contains(got[0], "shutdown") {
+		t.Fatalf("logged %q, want one line for the guest's shutdown and none for the BMC's power off", got)
 	}
 }
