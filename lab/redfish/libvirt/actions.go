@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/paritylab/paritylab/lab/machines"
 	"github.com/paritylab/paritylab/lab/redfish"
@@ -18,6 +19,7 @@ func (b *Backend) Reset(_ context.Context, id string, action redfish.ResetType) 
 		return err
 	}
 	conn, uuid := b.opts.Conn, h.def.UUID
+	b.powerActions[uuid] = time.Now()
 	switch action {
 	case redfish.ResetOn, redfish.ResetForceOn:
 		if h.on {

@@ -42,6 +42,12 @@ type Backend struct {
 	// restartWaits are the pauses between attempts to start a domain
 	// again in a cold restart.
 	restartWaits []time.Duration
+	// qemuRestarts counts, per domain UUID, the starts after its QEMU
+	// died (qemuDied); guarded by mu.
+	qemuRestarts map[string]int
+	// powerActions is when each domain was last given a power action
+	// through Reset; guarded by mu.
+	powerActions map[string]time.Time
 }
 
 var _ redfish.Backend = (*Backend)(nil)
@@ -58,7 +64,8 @@ func New(opts Options) (*Backend, error) {
 		opts.Logger = logr.Discard()
 	}
 	b := &Backend{opts: opts, callback: -1, lifecycle: -1, powerOn: machines.PowerOn,
-		restartWaits: []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second}}
+		restartWaits: []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second},
+		qemuRestarts: map[string]int{}, powerActions: map[string]time.Time{}}
 	id, err := opts.Conn.DomainEventRebootRegister(nil, b.onReboot)
 	if err != nil {
 		return nil, fmt.Errorf("watch guest reboots: %w", err)

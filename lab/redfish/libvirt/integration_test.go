@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/stmcginnis/gofish"
 	gfredfish "github.com/stmcginnis/gofish/redfish"
 	golibvirt "libvirt.org/go/libvirt"
@@ -23,12 +24,19 @@ import (
 type bmc struct {
 	conn    *golibvirt.Connect
 	manager *machines.Manager
+	backend *Backend
 	server  *redfish.Server
 	user    string
 	pass    string
 }
 
 func newBMC(tb testing.TB, run string, hosts ...string) *bmc {
+	tb.Helper()
+	return newBMCLogging(tb, run, logr.Discard(), hosts...)
+}
+
+// newBMCLogging is newBMC with the backend logging to logger.
+func newBMCLogging(tb testing.TB, run string, logger logr.Logger, hosts ...string) *bmc {
 	tb.Helper()
 	ctx := context.Background()
 	d, err := libvirtd.Ensure(ctx, libvirtd.Options{LogDir: tb.TempDir()})
@@ -55,12 +63,12 @@ func newBMC(tb testing.TB, run string, hosts ...string) *bmc {
 			tb.Fatal(err)
 		}
 	}
-	backend, err := New(Options{Conn: conn, RunID: run})
+	backend, err := New(Options{Conn: conn, RunID: run, Logger: logger})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { backend.Close() })
-	b := &bmc{conn: conn, manager: m, user: "admin", pass: "s3cret-bmc"}
+	b := &bmc{conn: conn, manager: m, backend: backend, user: "admin", pass: "s3cret-bmc"}
 	b.server, err = redfish.New(redfish.Options{
 		Backend:      backend,
 		HtpasswdPath: redfishtest.WriteHtpasswd(tb, map[string]string{b.user: b.pass}),

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 	golibvirt "libvirt.org/go/libvirt"
 
@@ -105,23 +106,13 @@ func TestColdRestartRetriesAFailedStart(t *testing.T) {
 func TestDomainStoppingByItselfIsLogged(t *testing.T) {
 	conn := testDriver(t)
 	id := defineHost(t, conn, "pl-s", "host-0")
-	var mu sync.Mutex
-	var logged []string
-	b, err := New(Options{Conn: conn, RunID: "pl-s", Logger: funcr.New(func(prefix, args string) {
-		mu.Lock()
-		defer mu.Unlock()
-		logged = append(logged, args)
-	}, funcr.Options{})})
+	logger, lines := capturedLog()
+	b, err := New(Options{Conn: conn, RunID: "pl-s", Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.Close() })
 	ctx := context.Background()
-	lines := func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]string(nil), logged...)
-	}
 	if err := b.Reset(ctx, id, redfish.ResetOn); err != nil {
 		t.Fatal(err)
 	}
@@ -145,5 +136,46 @@ func TestDomainStoppingByItselfIsLogged(t *testing.T) {
 	got := lines()
 	if len(got) != 1 || !strings.Contains(got[0], `"Domain stopped by itself"`) || !strings.Contains(got[0], "shutdown") {
 		t.Fatalf("logged %q, want one line for the guest's shutdown and none for the BMC's power off", got)
+	}
+	// A guest that powered itself off is a server that is off.
+	if sys, err := b.System(ctx, id); err != nil || sys.PowerState != redfish.PowerOff {
+		t.Fatalf("after the guest's power-off: %+v, %v; want off", sys, err)
+	}
+}
+
+// A QEMU that died is started again, unless the client asked for a power
+// action after it died: that action stands.
+func TestQEMUDeathYieldsToLaterPowerActions(t *testing.T) {
+	conn := testDriver(t)
+	id := defineHost(t, conn, "pl-q", "host-0")
+	b := newBackend(t, conn, "pl-q")
+	ctx := context.Background()
+	died := time.Now()
+	if err := b.Reset(ctx, id, redfish.ResetForceOff); err != nil {
+		t.Fatal(err)
+	}
+	b.qemuDied(id, died)
+	if sys, _ := b.System(ctx, id); sys.PowerState != redfish.PowerOff {
+		t.Fatalf("a domain powered off after its QEMU died was started again: %s", sys.PowerState)
+	}
+	b.qemuDied(id, time.Now())
+	if sys, _ := b.System(ctx, id); sys.PowerState != redfish.PowerOn {
+		t.Fatalf("a domain whose QEMU died is %s, want on again", sys.PowerState)
+	}
+}
+
+// capturedLog is a logger and what it logged so far, one line per entry.
+func capturedLog() (logr.Logger, func() []string) {
+	var mu sync.Mutex
+	var logged []string
+	logger := funcr.New(func(_, args string) {
+		mu.Lock()
+		defer mu.Unlock()
+		logged = append(logged, args)
+	}, funcr.Options{})
+	return logger, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), logged...)
 	}
 }
