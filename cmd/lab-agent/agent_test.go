@@ -166,3 +166,23 @@ func TestParseUserData(t *testing.T) {
 		t.Fatal("garbage must fail")
 	}
 }
+
+// The guest brings one CPU online (maxcpus=1); the inventory counts the
+// CPUs the kernel found present, the domain's hardware.
+func TestCPUCountIsThePresentCPUs(t *testing.T) {
+	for present, want := range map[string]int64{"0-3\n": 4, "0\n": 1, "0-1,4-5": 4, "": 2, "garbage": 2} {
+		s := fakeSystem(t)
+		if present != "" {
+			dir := filepath.Join(s.root, "sys/devices/system/cpu")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "present"), []byte(present), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := s.cpu().Count; got != want {
+			t.Errorf("present %q: %d CPUs, want %d (the online ones, 2, when present is unreadable)", present, got, want)
+		}
+	}
+}

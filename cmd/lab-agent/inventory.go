@@ -115,7 +115,33 @@ func (s *system) cpu() agentv1beta1.HostCPU {
 			cpu.Flags = strings.Fields(value)
 		}
 	}
+	if n := s.presentCPUs(); n > 0 {
+		cpu.Count = n
+	}
 	return cpu
+}
+
+// presentCPUs counts the CPUs the kernel found (sys/devices/system/cpu/
+// present, e.g. "0-3"), online or not: lab guests bring one online
+// (maxcpus=1, see guestCmdline in lab/assisted) on hardware of several,
+// and the inventory reports the hardware. 0 when unreadable.
+func (s *system) presentCPUs() int64 {
+	var n int64
+	for _, part := range strings.Split(strings.TrimSpace(s.read("sys/devices/system/cpu/present")), ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		first, err := strconv.ParseInt(lo, 10, 64)
+		if err != nil {
+			return 0
+		}
+		last := first
+		if isRange {
+			if last, err = strconv.ParseInt(hi, 10, 64); err != nil || last < first {
+				return 0
+			}
+		}
+		n += last - first + 1
+	}
+	return n
 }
 
 func (s *system) nics() []agentv1beta1.HostInterface {

@@ -43,7 +43,7 @@ echo "%s uuid=$(cat /sys/class/dmi/id/product_uuid 2>/dev/null)" > /dev/ttyS0
 // crypto self-tests, as the assisted guest images do (see guestCmdline in
 // lab/assisted): under TCG they now and then never end.
 func (s *Store) MarkerISO(m MarkerSpec) (string, error) {
-	return s.ISO(ISOSpec{Label: "PARITYLAB_MARKER", Initramfs: m.Initramfs(), Cmdline: "console=ttyS0 quiet cryptomgr.notests"})
+	return s.ISO(ISOSpec{Label: "PARITYLAB_MARKER", Initramfs: m.Initramfs(), Cmdline: "console=ttyS0 quiet cryptomgr.notests maxcpus=1"})
 }
 
 // Initramfs returns the initramfs spec of a marker image, for direct
