@@ -13,9 +13,9 @@
 // re-reads the BMC's settings on every boot.
 //
 // A server does not turn off because its emulator died: when a domain's
-// QEMU crashes (QEMU 7.2's TCG segfaults now and then, mostly around a
-// reset), the backend starts the domain again, at most three times per
-// domain, and logs it. A guest that powers itself off stays off.
+// QEMU crashes (QEMU 7.2's TCG segfaults now and then), the backend starts
+// the domain again, at most three times per domain, and logs it. A guest
+// that powers itself off stays off.
 //
 // It must not import anything above lab.
 package libvirt

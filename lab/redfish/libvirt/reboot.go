@@ -72,8 +72,8 @@ func qemuCrashed(dom *golibvirt.Domain) bool {
 const maxQEMURestarts = 3
 
 // qemuDied starts a domain again whose QEMU process died. Under TCG,
-// QEMU 7.2 now and then segfaults in a vCPU thread, most often around a
-// reset (a guest's install reboot, a cold restart). The server it stands
+// QEMU 7.2 now and then segfaults in a vCPU thread (seen once 1.9 s after
+// a cold restart's start; cause in QEMU unknown). The server it stands
 // for did not turn off: left off, the bare-metal operator would power it
 // on at its next power check, a minute later and at random, which shows
 // as a parity difference of durations and power events that no upstream
