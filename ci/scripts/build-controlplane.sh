@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Builds kube-apiserver, kube-controller-manager and etcd from Go modules
-# (lab/binaries/modules) into a version-keyed cache outside the clone:
+# (lab/binaries/modules), and the upstream CAPM3 controller manager (the
+# main package of github.com/metal3-io/cluster-api-provider-metal3 at the
+# version the repository's go.mod pins), into a version-keyed cache outside
+# the clone:
 #   ${PARITYLAB_BIN_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/paritylab/bin}/<program>-<version>
 # A program already in the cache is not rebuilt, so a second run takes
 # seconds. Nothing is downloaded except Go modules.
@@ -15,9 +18,10 @@ required_version() {
 	awk -v m="$2" '{ for (i = 1; i < NF; i++) if ($i == m && $(i+1) ~ /^v/ && $(i+2) != "=>") { print $(i+1); exit } }' "$1"
 }
 
-# build <module dir> <program> <version> <ldflags>
+# build <module dir> <program> <version> <ldflags> [<package>]
+# <package> defaults to ./cmd/<program> of the module.
 build() {
-	local dir=$1 program=$2 version=$3 ldflags=$4
+	local dir=$1 program=$2 version=$3 ldflags=$4 pkg=${5:-./cmd/$2}
 	local out="$bin_dir/$program-$version"
 	if [[ -x $out ]]; then
 		echo "  ok  $program $version (cached in $bin_dir)"
@@ -27,7 +31,7 @@ build() {
 	local log tmp start=$SECONDS
 	log=$(mktemp) tmp="$out.partial.$$"
 	trap 'rm -f "$log" "$tmp"' RETURN
-	(cd "$dir" && go build -v -trimpath -ldflags "$ldflags" -o "$tmp" "./cmd/$program") 2>"$log" &
+	(cd "$dir" && go build -v -trimpath -ldflags "$ldflags" -o "$tmp" "$pkg") 2>"$log" &
 	local pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
 		sleep 15
@@ -46,6 +50,9 @@ modules="$root/lab/binaries/modules"
 kube_version=$(required_version "$modules/kube/go.mod" k8s.io/kubernetes)
 etcd_version=$(required_version "$modules/etcd/go.mod" go.etcd.io/etcd/server/v3)
 [[ -n $kube_version && -n $etcd_version ]] || { echo "cannot read versions from $modules/*/go.mod" >&2; exit 1; }
+capm3_module=github.com/metal3-io/cluster-api-provider-metal3
+capm3_version=$(required_version "$root/go.mod" "$capm3_module")
+[[ -n $capm3_version ]] || { echo "cannot read the $capm3_module version from $root/go.mod" >&2; exit 1; }
 
 minor=${kube_version#v1.}; minor=${minor%%.*}
 kube_ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$kube_version -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor"
@@ -53,6 +60,7 @@ kube_ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$kube_version -X
 build "$modules/etcd" etcd "$etcd_version" "-s -w"
 build "$modules/kube" kube-apiserver "$kube_version" "$kube_ldflags"
 build "$modules/kube" kube-controller-manager "$kube_version" "$kube_ldflags"
+build "$root" capm3 "$capm3_version" "-s -w" "$capm3_module"
 
 # controller-runtime's envtest looks for plain names in $KUBEBUILDER_ASSETS:
 # a version-keyed directory of links to the binaries above.

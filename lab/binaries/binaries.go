@@ -14,11 +14,20 @@ const (
 	EtcdVersion       = "v3.6.4"
 )
 
+// CAPM3Module is the metal3 Cluster API infrastructure provider, whose own
+// main package `make deps` builds at CAPM3Version, the version the
+// repository's go.mod requires (a test checks that they match).
+const (
+	CAPM3Module  = "github.com/metal3-io/cluster-api-provider-metal3"
+	CAPM3Version = "v1.13.2"
+)
+
 // Program names.
 const (
 	KubeAPIServer         = "kube-apiserver"
 	KubeControllerManager = "kube-controller-manager"
 	Etcd                  = "etcd"
+	CAPM3                 = "capm3"
 )
 
 // DirEnv overrides the cache directory.
@@ -47,8 +56,10 @@ func Version(program string) (string, error) {
 		return KubernetesVersion, nil
 	case Etcd:
 		return EtcdVersion, nil
+	case CAPM3:
+		return CAPM3Version, nil
 	}
-	return "", fmt.Errorf("unknown control-plane program %q", program)
+	return "", fmt.Errorf("unknown lab program %q", program)
 }
 
 // Path returns the cached executable of a program, with an error that says

@@ -18,6 +18,7 @@ func TestVersionsMatchBuildModules(t *testing.T) {
 	}{
 		{"modules/kube/go.mod", "k8s.io/kubernetes", KubernetesVersion},
 		{"modules/etcd/go.mod", "go.etcd.io/etcd/server/v3", EtcdVersion},
+		{"../../go.mod", CAPM3Module, CAPM3Version},
 	}
 	for _, c := range cases {
 		raw, err := os.ReadFile(c.modFile)

@@ -120,30 +120,37 @@ func (o *Options) scheme() (*runtime.Scheme, error) {
 }
 
 // webhookEndpoint picks the webhook port and writes a serving certificate
-// for the webhook host, signed by a CA of its own.
-func (o *Options) webhookEndpoint() (endpoint, error) {
+// for the webhook host.
+func (o *Options) webhookEndpoint() (WebhookEndpoint, error) {
+	return NewWebhookEndpoint(o.WebhookHost, o.CertDir)
+}
+
+// NewWebhookEndpoint picks a free port for a webhook server on host and
+// writes its serving certificate, signed by a CA of its own, to certDir as
+// tls.crt and tls.key (0600), the names controller-runtime's server reads.
+func NewWebhookEndpoint(host, certDir string) (WebhookEndpoint, error) {
 	port, err := ports.Free()
 	if err != nil {
-		return endpoint{}, err
+		return WebhookEndpoint{}, err
 	}
 	ca, err := pki.NewCA("paritylab-webhook-ca")
 	if err != nil {
-		return endpoint{}, err
+		return WebhookEndpoint{}, err
 	}
-	serving, err := ca.ServingCert("paritylab-webhooks", o.WebhookHost, "localhost")
+	serving, err := ca.ServingCert("paritylab-webhooks", host, "localhost")
 	if err != nil {
-		return endpoint{}, err
+		return WebhookEndpoint{}, err
 	}
-	if err := os.MkdirAll(o.CertDir, 0o700); err != nil {
-		return endpoint{}, fmt.Errorf("create webhook cert dir: %w", err)
+	if err := os.MkdirAll(certDir, 0o700); err != nil {
+		return WebhookEndpoint{}, fmt.Errorf("create webhook cert dir: %w", err)
 	}
-	if err := serving.WriteFiles(filepath.Join(o.CertDir, "tls.crt"), filepath.Join(o.CertDir, "tls.key")); err != nil {
-		return endpoint{}, fmt.Errorf("write webhook serving certificate: %w", err)
+	if err := serving.WriteFiles(filepath.Join(certDir, "tls.crt"), filepath.Join(certDir, "tls.key")); err != nil {
+		return WebhookEndpoint{}, fmt.Errorf("write webhook serving certificate: %w", err)
 	}
-	return endpoint{host: o.WebhookHost, port: port, caBundle: ca.CertPEM()}, nil
+	return WebhookEndpoint{Host: host, Port: port, CABundle: ca.CertPEM()}, nil
 }
 
-func (o *Options) installCRDs(scheme *runtime.Scheme, ep endpoint) error {
+func (o *Options) installCRDs(scheme *runtime.Scheme, ep WebhookEndpoint) error {
 	var sets []crds.Set
 	for _, c := range o.Components {
 		sets = append(sets, c.CRDs()...)
@@ -153,12 +160,12 @@ func (o *Options) installCRDs(scheme *runtime.Scheme, ep endpoint) error {
 		Scheme:  scheme,
 		Timeout: o.ReadyTimeout,
 		Conversion: &crds.ConversionWebhook{
-			Host: ep.host, Port: ep.port, CABundle: ep.caBundle,
+			Host: ep.Host, Port: ep.Port, CABundle: ep.CABundle,
 		},
 	})
 }
 
-func (h *Host) startManager(ctx context.Context, scheme *runtime.Scheme, ep endpoint) error {
+func (h *Host) startManager(ctx context.Context, scheme *runtime.Scheme, ep WebhookEndpoint) error {
 	mgr, err := ctrl.NewManager(h.opts.RESTConfig, ctrl.Options{
 		Scheme: scheme,
 		Logger: h.opts.Logger,
@@ -169,7 +176,7 @@ func (h *Host) startManager(ctx context.Context, scheme *runtime.Scheme, ep endp
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		WebhookServer: webhook.NewServer(webhook.Options{
-			Host: ep.host, Port: ep.port, CertDir: h.opts.CertDir,
+			Host: ep.Host, Port: ep.Port, CertDir: h.opts.CertDir,
 		}),
 		Client: client.Options{Cache: &client.CacheOptions{
 			// As Cluster API's manager does: read Secrets and ConfigMaps
@@ -218,7 +225,7 @@ func (h *Host) waitServing(ctx context.Context) error {
 	return nil
 }
 
-func (h *Host) installWebhooks(ctx context.Context, ep endpoint) error {
+func (h *Host) installWebhooks(ctx context.Context, ep WebhookEndpoint) error {
 	for _, c := range h.opts.Components {
 		cfgs, err := c.Webhooks()
 		if err != nil {

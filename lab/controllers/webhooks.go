@@ -73,25 +73,26 @@ func (w *WebhookConfigurations) add(doc []byte) error {
 	return nil
 }
 
-// endpoint is where the hub API server reaches this process's webhooks.
-type endpoint struct {
-	host     string
-	port     int
-	caBundle []byte
+// WebhookEndpoint is where the hub API server reaches a webhook server, and
+// the CA bundle it trusts the server's certificate by.
+type WebhookEndpoint struct {
+	Host     string
+	Port     int
+	CABundle []byte
 }
 
-func (e endpoint) url(path string) string {
+func (e WebhookEndpoint) url(path string) string {
 	if !strings.HasPrefix(path, "/") {
 		path = "/" + path
 	}
-	return "https://" + net.JoinHostPort(e.host, strconv.Itoa(e.port)) + path
+	return "https://" + net.JoinHostPort(e.Host, strconv.Itoa(e.Port)) + path
 }
 
 // pointAt rewrites Service client configs to URLs of the host's server and
 // sets the CA bundle; configuration names get the component as prefix, since
 // generated names ("validating-webhook-configuration") are the same for
 // every kubebuilder project.
-func (w *WebhookConfigurations) pointAt(e endpoint, prefix string) error {
+func (w *WebhookConfigurations) pointAt(e WebhookEndpoint, prefix string) error {
 	for i := range w.Mutating {
 		c := &w.Mutating[i]
 		c.Name = prefix + "-" + c.Name
@@ -113,12 +114,12 @@ func (w *WebhookConfigurations) pointAt(e endpoint, prefix string) error {
 	return nil
 }
 
-func (e endpoint) rewrite(cc *admissionregistrationv1.WebhookClientConfig, name string) error {
+func (e WebhookEndpoint) rewrite(cc *admissionregistrationv1.WebhookClientConfig, name string) error {
 	if cc.Service == nil || cc.Service.Path == nil {
 		return fmt.Errorf("webhook %s: client config has no service path to serve", name)
 	}
 	u := e.url(*cc.Service.Path)
-	cc.URL, cc.Service, cc.CABundle = &u, nil, e.caBundle
+	cc.URL, cc.Service, cc.CABundle = &u, nil, e.CABundle
 	return nil
 }
 
@@ -153,4 +154,16 @@ func createOrReplace(ctx context.Context, c client.Client, obj, existing client.
 		return fmt.Errorf("replace webhook configuration %s: %w", obj.GetName(), err)
 	}
 	return nil
+}
+
+// ServeFrom points every configuration at the webhook server at e (another
+// process's, e.g. an upstream provider manager); configuration names get
+// prefix, as a host's components do.
+func (w *WebhookConfigurations) ServeFrom(e WebhookEndpoint, prefix string) error {
+	return w.pointAt(e, prefix)
+}
+
+// Apply creates or replaces every configuration.
+func (w *WebhookConfigurations) Apply(ctx context.Context, c client.Client) error {
+	return w.apply(ctx, c)
 }

@@ -142,14 +142,14 @@ func TestParseWebhookManifestsEmpty(t *testing.T) {
 
 func TestEndpointURL(t *testing.T) {
 	cases := []struct {
-		ep   endpoint
+		ep   WebhookEndpoint
 		path string
 		want string
 	}{
-		{endpoint{host: "127.0.0.1", port: 9443}, "/validate", "https://127.0.0.1:9443/validate"},
-		{endpoint{host: "10.0.0.2", port: 443}, "mutate-x", "https://10.0.0.2:443/mutate-x"},
-		{endpoint{host: "::1", port: 8443}, "/v", "https://[::1]:8443/v"},
-		{endpoint{host: "host.docker.internal", port: 1}, "/", "https://host.docker.internal:1/"},
+		{WebhookEndpoint{Host: "127.0.0.1", Port: 9443}, "/validate", "https://127.0.0.1:9443/validate"},
+		{WebhookEndpoint{Host: "10.0.0.2", Port: 443}, "mutate-x", "https://10.0.0.2:443/mutate-x"},
+		{WebhookEndpoint{Host: "::1", Port: 8443}, "/v", "https://[::1]:8443/v"},
+		{WebhookEndpoint{Host: "host.docker.internal", Port: 1}, "/", "https://host.docker.internal:1/"},
 	}
 	for _, c := range cases {
 		if got := c.ep.url(c.path); got != c.want {
@@ -164,7 +164,7 @@ func TestPointAt(t *testing.T) {
 		t.Fatal(err)
 	}
 	ca := []byte("-----BEGIN CERTIFICATE-----\nfake\n-----END CERTIFICATE-----\n")
-	ep := endpoint{host: "192.168.1.10", port: 9443, caBundle: ca}
+	ep := WebhookEndpoint{Host: "192.168.1.10", Port: 9443, CABundle: ca}
 	if err := cfgs.pointAt(ep, "capi"); err != nil {
 		t.Fatalf("pointAt: %v", err)
 	}
@@ -220,7 +220,7 @@ func TestPointAtWithoutServicePath(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := c.cfgs.pointAt(endpoint{host: "127.0.0.1", port: 1}, "x")
+			err := c.cfgs.pointAt(WebhookEndpoint{Host: "127.0.0.1", Port: 1}, "x")
 			if err == nil || !strings.Contains(err.Error(), "broken.example.com") {
 				t.Fatalf("pointAt error = %v, want one naming the webhook", err)
 			}
@@ -251,7 +251,7 @@ func TestReadWebhookManifestsClusterAPI(t *testing.T) {
 		t.Fatalf("Cluster API manifests hold %d webhooks, want more than 10", n)
 	}
 	// Every generated webhook must be servable by this process.
-	if err := cfgs.pointAt(endpoint{host: "127.0.0.1", port: 9443, caBundle: []byte("ca")}, "capi"); err != nil {
+	if err := cfgs.pointAt(WebhookEndpoint{Host: "127.0.0.1", Port: 9443, CABundle: []byte("ca")}, "capi"); err != nil {
 		t.Fatalf("pointAt on Cluster API webhooks: %v", err)
 	}
 }

@@ -12,9 +12,13 @@ import (
 //go:embed generated/*.yaml
 var generated embed.FS
 
-// ContractLabelV1Beta1 is the label by which Cluster API learns which API
-// version of a provider's kind implements its v1beta1 contract.
-const ContractLabelV1Beta1 = "cluster.x-k8s.io/v1beta1"
+// ContractLabelV1Beta1 and ContractLabelV1Beta2 are the labels by which
+// Cluster API learns which API version of a provider's kind implements its
+// v1beta1 and v1beta2 contracts.
+const (
+	ContractLabelV1Beta1 = "cluster.x-k8s.io/v1beta1"
+	ContractLabelV1Beta2 = "cluster.x-k8s.io/v1beta2"
+)
 
 // ClusterAPI is the Cluster API core set, read from the module.
 func ClusterAPI() Set {
@@ -46,14 +50,20 @@ func Metal3() Set {
 	return Set{Name: "metal3 bare-metal operator", FS: generated, Files: []string{"generated/metal3.io_*.yaml"}}
 }
 
-// CAPM3 is the metal3 Cluster API infrastructure provider API. Its v1beta1
-// types implement the v1beta1 contract, which Cluster API 1.12 still honours.
-func CAPM3() Set {
+// CAPM3Module is the metal3 Cluster API infrastructure provider's module.
+const CAPM3Module = "github.com/metal3-io/cluster-api-provider-metal3"
+
+// CAPM3 is the metal3 Cluster API infrastructure provider's API as the
+// module ships it at version (the lab runs that version's manager), with
+// the contract labels its config/crd kustomization adds: v1beta1 serves
+// the v1beta1 contract, v1beta2 (the storage version) the v1beta2 one.
+func CAPM3(version string) Set {
 	return Set{
-		Name:   "metal3 Cluster API provider",
-		FS:     generated,
-		Files:  []string{"generated/infrastructure.cluster.x-k8s.io_metal3*.yaml"},
-		Labels: map[string]string{ContractLabelV1Beta1: "v1beta1"},
+		Name:          "metal3 Cluster API provider",
+		Module:        CAPM3Module,
+		ModuleVersion: version,
+		Files:         []string{"config/crd/bases/*.yaml"},
+		Labels:        map[string]string{ContractLabelV1Beta1: "v1beta1", ContractLabelV1Beta2: "v1beta2"},
 	}
 }
 

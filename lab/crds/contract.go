@@ -15,7 +15,7 @@ import (
 
 // contractLabels are the Cluster API contract labels this lab's CAPI
 // honours, newest first: v1beta2, and v1beta1 for providers not yet moved.
-var contractLabels = []string{"cluster.x-k8s.io/v1beta2", ContractLabelV1Beta1}
+var contractLabels = []string{ContractLabelV1Beta2, ContractLabelV1Beta1}
 
 // ContractAPIVersion returns "<group>/<version>" for a provider kind: the
 // newest API version listed in the newest contract label of its CRD. This is

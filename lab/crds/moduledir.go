@@ -27,6 +27,12 @@ func ModuleDir(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return ModuleDirAt(path, version)
+}
+
+// ModuleDirAt returns the directory of a module at an exact version in the
+// module cache, downloading it if needed.
+func ModuleDirAt(path, version string) (string, error) {
 	dir, err := cacheDir(path, version)
 	if err != nil {
 		return "", err

@@ -22,6 +22,10 @@ type Set struct {
 	Name string
 	// Module, when set, reads Files from this Go module's directory.
 	Module string
+	// ModuleVersion pins Module's version, for a module whose program the
+	// lab runs rather than links (its version is not in the build
+	// information). Empty means the version this binary was built with.
+	ModuleVersion string
 	// FS, when Module is empty, is where Files are read from.
 	FS fs.FS
 	// Files are glob patterns (path.Match syntax) within the source.
@@ -77,11 +81,18 @@ func (s Set) source() (fs.FS, error) {
 		}
 		return s.FS, nil
 	}
-	dir, err := ModuleDir(s.Module)
+	dir, err := s.moduleDir()
 	if err != nil {
 		return nil, fmt.Errorf("CRD set %s: %w", s.Name, err)
 	}
 	return os.DirFS(dir), nil
+}
+
+func (s Set) moduleDir() (string, error) {
+	if s.ModuleVersion != "" {
+		return ModuleDirAt(s.Module, s.ModuleVersion)
+	}
+	return ModuleDir(s.Module)
 }
 
 func (s Set) label(crd *apiextensionsv1.CustomResourceDefinition) {

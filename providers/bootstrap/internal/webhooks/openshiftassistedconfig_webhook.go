@@ -2,10 +2,8 @@ package webhooks
 
 import (
 	"context"
-	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -20,19 +18,15 @@ import (
 // Config validates OpenshiftAssistedConfigs.
 type Config struct{}
 
-var _ admission.CustomValidator = (*Config)(nil)
+var _ admission.Validator[*bootstrapv1.OpenshiftAssistedConfig] = (*Config)(nil)
 
 // SetupWebhookWithManager registers the webhook with the manager's server.
 func (w *Config) SetupWebhookWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewWebhookManagedBy(mgr).For(&bootstrapv1.OpenshiftAssistedConfig{}).WithValidator(w).Complete()
+	return ctrl.NewWebhookManagedBy(mgr, &bootstrapv1.OpenshiftAssistedConfig{}).WithValidator(w).Complete()
 }
 
 // ValidateCreate checks every value of the spec.
-func (w *Config) ValidateCreate(_ context.Context, obj runtime.Object) (admission.Warnings, error) {
-	c, err := asConfig(obj)
-	if err != nil {
-		return nil, err
-	}
+func (w *Config) ValidateCreate(_ context.Context, c *bootstrapv1.OpenshiftAssistedConfig) (admission.Warnings, error) {
 	return warnings(&c.Spec, "spec"), invalid(c.Name, validation.ConfigSpec(&c.Spec, field.NewPath("spec")))
 }
 
@@ -45,15 +39,7 @@ func warnings(spec *bootstrapv1.OpenshiftAssistedConfigSpec, path string) admiss
 }
 
 // ValidateUpdate refuses any change of the spec.
-func (w *Config) ValidateUpdate(_ context.Context, oldObj, newObj runtime.Object) (admission.Warnings, error) {
-	old, err := asConfig(oldObj)
-	if err != nil {
-		return nil, err
-	}
-	c, err := asConfig(newObj)
-	if err != nil {
-		return nil, err
-	}
+func (w *Config) ValidateUpdate(_ context.Context, old, c *bootstrapv1.OpenshiftAssistedConfig) (admission.Warnings, error) {
 	changed, err := specdiff.Changed(old.Spec, c.Spec)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
@@ -68,16 +54,8 @@ func (w *Config) ValidateUpdate(_ context.Context, oldObj, newObj runtime.Object
 }
 
 // ValidateDelete allows every deletion.
-func (w *Config) ValidateDelete(context.Context, runtime.Object) (admission.Warnings, error) {
+func (w *Config) ValidateDelete(context.Context, *bootstrapv1.OpenshiftAssistedConfig) (admission.Warnings, error) {
 	return nil, nil
-}
-
-func asConfig(obj runtime.Object) (*bootstrapv1.OpenshiftAssistedConfig, error) {
-	c, ok := obj.(*bootstrapv1.OpenshiftAssistedConfig)
-	if !ok {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("expected an OpenshiftAssistedConfig, got %T", obj))
-	}
-	return c, nil
 }
 
 func invalid(name string, errs field.ErrorList) error {

@@ -2,10 +2,8 @@ package webhooks
 
 import (
 	"context"
-	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -20,40 +18,29 @@ import (
 // change: configs already stamped from them keep their spec.
 type ConfigTemplate struct{}
 
-var _ admission.CustomValidator = (*ConfigTemplate)(nil)
+var _ admission.Validator[*bootstrapv1.OpenshiftAssistedConfigTemplate] = (*ConfigTemplate)(nil)
 
 // SetupWebhookWithManager registers the webhook with the manager's server.
 func (w *ConfigTemplate) SetupWebhookWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewWebhookManagedBy(mgr).For(&bootstrapv1.OpenshiftAssistedConfigTemplate{}).WithValidator(w).Complete()
+	return ctrl.NewWebhookManagedBy(mgr, &bootstrapv1.OpenshiftAssistedConfigTemplate{}).WithValidator(w).Complete()
 }
 
 // ValidateCreate checks every value of the template's spec.
-func (w *ConfigTemplate) ValidateCreate(_ context.Context, obj runtime.Object) (admission.Warnings, error) {
-	return w.warnings(obj), w.validate(obj)
+func (w *ConfigTemplate) ValidateCreate(_ context.Context, t *bootstrapv1.OpenshiftAssistedConfigTemplate) (admission.Warnings, error) {
+	return warnings(&t.Spec.Template.Spec, "spec.template.spec"), w.validate(t)
 }
 
 // ValidateUpdate checks every value of the template's new spec.
-func (w *ConfigTemplate) ValidateUpdate(_ context.Context, _, newObj runtime.Object) (admission.Warnings, error) {
-	return w.warnings(newObj), w.validate(newObj)
-}
-
-func (w *ConfigTemplate) warnings(obj runtime.Object) admission.Warnings {
-	if t, ok := obj.(*bootstrapv1.OpenshiftAssistedConfigTemplate); ok {
-		return warnings(&t.Spec.Template.Spec, "spec.template.spec")
-	}
-	return nil
+func (w *ConfigTemplate) ValidateUpdate(_ context.Context, _, t *bootstrapv1.OpenshiftAssistedConfigTemplate) (admission.Warnings, error) {
+	return warnings(&t.Spec.Template.Spec, "spec.template.spec"), w.validate(t)
 }
 
 // ValidateDelete allows every deletion.
-func (w *ConfigTemplate) ValidateDelete(context.Context, runtime.Object) (admission.Warnings, error) {
+func (w *ConfigTemplate) ValidateDelete(context.Context, *bootstrapv1.OpenshiftAssistedConfigTemplate) (admission.Warnings, error) {
 	return nil, nil
 }
 
-func (w *ConfigTemplate) validate(obj runtime.Object) error {
-	t, ok := obj.(*bootstrapv1.OpenshiftAssistedConfigTemplate)
-	if !ok {
-		return apierrors.NewBadRequest(fmt.Sprintf("expected an OpenshiftAssistedConfigTemplate, got %T", obj))
-	}
+func (w *ConfigTemplate) validate(t *bootstrapv1.OpenshiftAssistedConfigTemplate) error {
 	errs := validation.ConfigSpec(&t.Spec.Template.Spec, field.NewPath("spec", "template", "spec"))
 	if len(errs) == 0 {
 		return nil

@@ -8,7 +8,6 @@ import (
 
 	"github.com/blang/semver/v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
@@ -31,19 +30,15 @@ var MinimumDistributionVersion = semver.MustParse("4.14.0")
 // ControlPlane validates OpenshiftAssistedControlPlanes.
 type ControlPlane struct{}
 
-var _ admission.CustomValidator = (*ControlPlane)(nil)
+var _ admission.Validator[*controlplanev1.OpenshiftAssistedControlPlane] = (*ControlPlane)(nil)
 
 // SetupWebhookWithManager registers the webhook with the manager's server.
 func (w *ControlPlane) SetupWebhookWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewWebhookManagedBy(mgr).For(&controlplanev1.OpenshiftAssistedControlPlane{}).WithValidator(w).Complete()
+	return ctrl.NewWebhookManagedBy(mgr, &controlplanev1.OpenshiftAssistedControlPlane{}).WithValidator(w).Complete()
 }
 
 // ValidateCreate checks every value.
-func (w *ControlPlane) ValidateCreate(_ context.Context, obj runtime.Object) (admission.Warnings, error) {
-	cp, err := asControlPlane(obj)
-	if err != nil {
-		return nil, err
-	}
+func (w *ControlPlane) ValidateCreate(_ context.Context, cp *controlplanev1.OpenshiftAssistedControlPlane) (admission.Warnings, error) {
 	spec, path := &cp.Spec, field.NewPath("spec")
 	errs := validateSpec(spec, path)
 	if r := ptr.Deref(spec.Replicas, 3); r == 2 {
@@ -54,15 +49,7 @@ func (w *ControlPlane) ValidateCreate(_ context.Context, obj runtime.Object) (ad
 }
 
 // ValidateUpdate checks every value and what may change.
-func (w *ControlPlane) ValidateUpdate(_ context.Context, oldObj, newObj runtime.Object) (admission.Warnings, error) {
-	old, err := asControlPlane(oldObj)
-	if err != nil {
-		return nil, err
-	}
-	cp, err := asControlPlane(newObj)
-	if err != nil {
-		return nil, err
-	}
+func (w *ControlPlane) ValidateUpdate(_ context.Context, old, cp *controlplanev1.OpenshiftAssistedControlPlane) (admission.Warnings, error) {
 	path := field.NewPath("spec")
 	errs := validateSpec(&cp.Spec, path)
 	errs = append(errs, validateReplicasChange(ptr.Deref(old.Spec.Replicas, 3), ptr.Deref(cp.Spec.Replicas, 3), path.Child("replicas"))...)
@@ -72,7 +59,7 @@ func (w *ControlPlane) ValidateUpdate(_ context.Context, oldObj, newObj runtime.
 }
 
 // ValidateDelete allows every deletion.
-func (w *ControlPlane) ValidateDelete(context.Context, runtime.Object) (admission.Warnings, error) {
+func (w *ControlPlane) ValidateDelete(context.Context, *controlplanev1.OpenshiftAssistedControlPlane) (admission.Warnings, error) {
 	return nil, nil
 }
 
@@ -202,13 +189,6 @@ func ParseDistributionVersion(s string) (semver.Version, error) {
 	return v, nil
 }
 
-func asControlPlane(obj runtime.Object) (*controlplanev1.OpenshiftAssistedControlPlane, error) {
-	cp, ok := obj.(*controlplanev1.OpenshiftAssistedControlPlane)
-	if !ok {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("expected an OpenshiftAssistedControlPlane, got %T", obj))
-	}
-	return cp, nil
-}
 
 func invalid(name string, errs field.ErrorList) error {
 	if len(errs) == 0 {
