@@ -189,7 +189,6 @@ func ParseDistributionVersion(s string) (semver.Version, error) {
 	return v, nil
 }
 
-
 func invalid(name string, errs field.ErrorList) error {
 	if len(errs) == 0 {
 		return nil
