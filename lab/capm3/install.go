@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/paritylab/paritylab/lab/binaries"
@@ -59,7 +60,7 @@ func installWebhooks(ctx context.Context, opts Options, ep controllers.WebhookEn
 		return err
 	}
 	scheme := runtime.NewScheme()
-	if err := AddToScheme(scheme); err != nil {
+	if err := errors.Join(AddToScheme(scheme), clientgoscheme.AddToScheme(scheme)); err != nil {
 		return err
 	}
 	c, err := client.New(opts.RESTConfig, client.Options{Scheme: scheme})

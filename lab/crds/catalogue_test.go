@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	"github.com/paritylab/paritylab/lab/binaries"
 )
 
 func TestCatalogue(t *testing.T) {
@@ -35,7 +37,7 @@ func TestCatalogue(t *testing.T) {
 			want: []string{"baremetalhosts.metal3.io"},
 		},
 		{
-			set: CAPM3(),
+			set: CAPM3StandIn(),
 			want: []string{
 				"metal3machines.infrastructure.cluster.x-k8s.io",
 				"metal3machinetemplates.infrastructure.cluster.x-k8s.io",
@@ -105,8 +107,9 @@ func TestCatalogue(t *testing.T) {
 }
 
 func TestCatalogueContractAPIVersion(t *testing.T) {
-	// The contract label CAPM3 gets must resolve to its v1beta1 API.
-	loaded, err := CAPM3().Load()
+	// The contract label the stand-in's CAPM3 API gets must resolve to
+	// its v1beta1 API.
+	loaded, err := CAPM3StandIn().Load()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,6 +117,23 @@ func TestCatalogueContractAPIVersion(t *testing.T) {
 		v, err := newestContractVersion(crd.Labels)
 		if err != nil || v != "v1beta1" {
 			t.Errorf("CRD %s: contract version %q, %v; want v1beta1", crd.Name, v, err)
+		}
+	}
+}
+
+// Upstream CAPM3's CRDs, read from its module at the version the lab runs,
+// carry both contract labels: Cluster API uses the v1beta2 API.
+func TestUpstreamCAPM3CRDsAreV1beta2ContractFromTheModule(t *testing.T) {
+	loaded, err := CAPM3(binaries.CAPM3Version).Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(loaded) != 9 {
+		t.Errorf("%d CRDs from the module, want CAPM3's 9", len(loaded))
+	}
+	for _, crd := range loaded {
+		if v, err := newestContractVersion(crd.Labels); err != nil || v != "v1beta2" {
+			t.Errorf("%s: newest contract version %q (%v), want v1beta2", crd.Name, v, err)
 		}
 	}
 }

@@ -66,7 +66,7 @@ func (*Provider) AddToScheme(s *runtime.Scheme) error {
 // CRDs implements controllers.Component: CAPM3's, labelled with the
 // contract they implement. The BareMetalHost CRD comes with the bare-metal
 // operator.
-func (*Provider) CRDs() []crds.Set { return []crds.Set{crds.CAPM3()} }
+func (*Provider) CRDs() []crds.Set { return []crds.Set{crds.CAPM3StandIn()} }
 
 // Webhooks implements controllers.Component: none (CAPM3's defaulting and
 // validation are not part of the lab).
