@@ -144,7 +144,7 @@ func (m *Manager) startProcess(ctx context.Context, ep controllers.WebhookEndpoi
 			"--insecure-diagnostics",
 		},
 		LogPath:      filepath.Join(m.opts.LogDir, ComponentName+".log"),
-		Ready:        readyz("http://" + health + "/readyz"),
+		Ready:        process.HTTPReady(http.DefaultClient, "http://"+health+"/readyz", "ok"),
 		ReadyTimeout: m.opts.ReadyTimeout,
 		OnStart: func(id process.Identity) error {
 			return m.opts.Tracker.Track(state.ProcessResource(id))
@@ -156,27 +156,6 @@ func (m *Manager) startProcess(ctx context.Context, ep controllers.WebhookEndpoi
 	}
 	m.proc = proc
 	return nil
-}
-
-// readyz is ready when the manager's readiness endpoint answers 200; its
-// check is the webhook server's.
-func readyz(url string) func(context.Context) error {
-	client := &http.Client{Timeout: 2 * time.Second}
-	return func(ctx context.Context) error {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return err
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("%s: %s", url, resp.Status)
-		}
-		return nil
-	}
 }
 
 // Identity is the manager process, nil once stopped.

@@ -3,15 +3,12 @@ package controlplane
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"k8s.io/client-go/rest"
 
@@ -48,7 +45,7 @@ func (cp *ControlPlane) startEtcd(ctx context.Context) (string, error) {
 			"--unsafe-no-fsync=true",
 			"--log-level=warn",
 		},
-		Ready: httpReady(http.DefaultClient, url+"/health", `"health":"true"`),
+		Ready: process.HTTPReady(http.DefaultClient, url+"/health", `"health":"true"`),
 	})
 	return url, err
 }
@@ -74,7 +71,7 @@ func (cp *ControlPlane) startAPIServer(ctx context.Context, etcdURL string) erro
 		Name:  "kube-apiserver",
 		Path:  bin,
 		Args:  cp.apiServerArgs(port, etcdURL),
-		Ready: httpReady(client, cp.server+"/readyz", "ok"),
+		Ready: process.HTTPReady(client, cp.server+"/readyz", "ok"),
 	})
 }
 
@@ -175,7 +172,7 @@ func (cp *ControlPlane) startControllerManager(ctx context.Context) error {
 		Name:  "kube-controller-manager",
 		Path:  bin,
 		Args:  args,
-		Ready: httpReady(insecure, "https://"+ports.Loopback+":"+strconv.Itoa(port)+"/healthz", "ok"),
+		Ready: process.HTTPReady(insecure, "https://"+ports.Loopback+":"+strconv.Itoa(port)+"/healthz", "ok"),
 	})
 }
 
@@ -203,30 +200,4 @@ func (cp *ControlPlane) componentKubeconfig(name, user string) (string, error) {
 	}
 	path := cp.files.path(name + ".kubeconfig")
 	return path, writeKubeconfig(path, raw)
-}
-
-// httpReady returns a readiness check that wants HTTP 200 and a body
-// containing want.
-func httpReady(client *http.Client, url, want string) func(context.Context) error {
-	return func(ctx context.Context) error {
-		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		defer cancel()
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return err
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("GET %s: %s: %s", url, resp.Status, strings.TrimSpace(string(body)))
-		}
-		if !strings.Contains(string(body), want) {
-			return errors.New("GET " + url + ": unexpected body " + strings.TrimSpace(string(body)))
-		}
-		return nil
-	}
 }
