@@ -5,6 +5,7 @@ import (
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	capm3v1beta1 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta1"
+	capm3v1beta2 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta2"
 	configv1 "github.com/openshift/api/config/v1"
 	machinev1beta1 "github.com/openshift/api/machine/v1beta1"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
@@ -31,6 +32,7 @@ func Scheme() (*runtime.Scheme, error) {
 		controlplane.AddToScheme(s),
 		bmov1alpha1.AddToScheme(s),
 		capm3v1beta1.AddToScheme(s),
+		capm3v1beta2.AddToScheme(s),
 		machinev1beta1.Install(s),
 		hivev1.AddToScheme(s),
 		hiveextv1beta1.AddToScheme(s),

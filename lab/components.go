@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/paritylab/paritylab/lab/binaries"
+	"github.com/paritylab/paritylab/lab/capm3"
 	"github.com/paritylab/paritylab/lab/crds"
 )
 
@@ -43,7 +44,6 @@ const componentsFile = "components.json"
 const (
 	ownBMO       = "paritylab lab/metal3 (bare-metal operator stand-in)"
 	ownAssisted  = "paritylab lab/assisted (assisted-service stand-in)"
-	ownCAPM3     = "paritylab lab/metal3/capm3 (CAPM3 stand-in)"
 	ownActuator  = "paritylab lab/mapi (port of cluster-api-provider-baremetal's actuator)"
 	ownProviders = "paritylab providers"
 	ownBMC       = "paritylab lab/redfish (Redfish emulator, libvirt backend)"
@@ -56,7 +56,7 @@ func hubComponentRecords(hub string) []ComponentRecord {
 	return []ComponentRecord{
 		{Name: "hub", Implementation: hub + " (kube-apiserver, kube-controller-manager " + binaries.KubernetesVersion + ", etcd " + binaries.EtcdVersion + ")"},
 		{Name: "capi-core", Implementation: "sigs.k8s.io/cluster-api", Version: moduleVersion("sigs.k8s.io/cluster-api")},
-		{Name: "infra", Implementation: ownCAPM3},
+		{Name: "infra", Implementation: capm3.ComponentName, Version: binaries.CAPM3Version},
 		{Name: "bootstrap", Implementation: ownProviders + " (OpenshiftAssistedConfig)"},
 		{Name: "control-plane", Implementation: ownProviders + " (OpenshiftAssistedControlPlane)"},
 		{Name: "bmo", Implementation: ownBMO},

@@ -16,6 +16,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/paritylab/paritylab/lab/assisted"
+	"github.com/paritylab/paritylab/lab/binaries"
+	"github.com/paritylab/paritylab/lab/capm3"
 	"github.com/paritylab/paritylab/lab/controllers"
 	"github.com/paritylab/paritylab/lab/hub"
 	"github.com/paritylab/paritylab/lab/logs"
@@ -52,6 +54,7 @@ type Lab struct {
 	inventory   *Inventory
 	spokes      *spokes
 	assisted    *assisted.Service
+	capm3       *capm3.Manager
 
 	done []step // steps that ran, for undo
 }
@@ -86,6 +89,7 @@ func (l *Lab) steps() []step {
 		{name: "Recording the run", do: l.record, undo: l.unrecord},
 		{name: "Starting the hub (etcd, kube-apiserver, kube-controller-manager)", do: l.startHub, undo: l.stopHub},
 		{name: "Installing CRDs, starting Cluster API controllers and webhooks", do: l.startControllers, undo: l.stopControllers},
+		{name: "Starting CAPM3 " + binaries.CAPM3Version + " (upstream manager, its CRDs and webhooks)", do: l.startCAPM3, undo: l.stopCAPM3},
 	}
 	return append(steps, l.hostSteps()...)
 }

@@ -18,13 +18,13 @@ import (
 	"github.com/paritylab/paritylab/lab/agentproviders"
 	"github.com/paritylab/paritylab/lab/assisted"
 	"github.com/paritylab/paritylab/lab/capi"
+	"github.com/paritylab/paritylab/lab/capm3"
 	"github.com/paritylab/paritylab/lab/controllers"
 	"github.com/paritylab/paritylab/lab/crds"
 	"github.com/paritylab/paritylab/lab/hub/local"
 	"github.com/paritylab/paritylab/lab/images"
 	"github.com/paritylab/paritylab/lab/logs"
 	"github.com/paritylab/paritylab/lab/metal3"
-	"github.com/paritylab/paritylab/lab/metal3/capm3"
 	"github.com/paritylab/paritylab/lab/process"
 )
 
@@ -93,6 +93,34 @@ func (l *Lab) startControllers(ctx context.Context) error {
 	return nil
 }
 
+// startCAPM3 runs upstream CAPM3's manager on the hub. It starts after
+// the controllers: the manager watches BareMetalHosts and CAPI core's
+// objects, whose CRDs must be served before it starts.
+func (l *Lab) startCAPM3(ctx context.Context) error {
+	kubeconfig, err := l.hub.Kubeconfig()
+	if err != nil {
+		return err
+	}
+	l.capm3, err = capm3.Start(ctx, capm3.Options{
+		RESTConfig: l.hub.RESTConfig(),
+		Kubeconfig: kubeconfig,
+		Dir:        filepath.Join(l.opts.StateDir, capm3.ComponentName),
+		LogDir:     l.opts.LogDir,
+		Tracker:    l.ledger,
+		Logger:     l.opts.Logger.WithName(capm3.ComponentName),
+	})
+	return err
+}
+
+func (l *Lab) stopCAPM3(context.Context) error {
+	if l.capm3 == nil {
+		return nil
+	}
+	err := l.capm3.Stop()
+	l.capm3 = nil
+	return err
+}
+
 func (l *Lab) stopControllers(ctx context.Context) error {
 	var errs []error
 	if l.controllers != nil {
@@ -110,9 +138,10 @@ func (l *Lab) stopControllers(ctx context.Context) error {
 
 // hubComponents are what runs in process on a local hub: Cluster API core,
 // the lab's assisted service (with workload clusters as its spokes), its
-// bare-metal operator and metal3 Cluster API provider, our agent
-// providers, and the CRDs of APIs whose controllers run elsewhere (the
-// machine API runs in workload clusters).
+// bare-metal operator, our agent providers, and the CRDs of APIs whose
+// controllers run elsewhere (the machine API runs in workload clusters;
+// CAPM3 runs as a process of its own, startCAPM3, and installs its CRDs
+// itself: here only its types join the lab's scheme).
 func (l *Lab) hubComponents(ctx context.Context) ([]controllers.Component, error) {
 	store, err := images.Open(images.StoreOptions{})
 	if err != nil {
@@ -147,11 +176,10 @@ func (l *Lab) hubComponents(ctx context.Context) ([]controllers.Component, error
 		capi.New(capi.Options{}),
 		svc,
 		bmo,
-		capm3.New(capm3.Options{}),
 		&controllers.CRDsOnly{
 			ComponentName: "infrastructure-apis",
 			Sets:          []crds.Set{crds.MachineAPI()},
-			Schemes:       []func(*runtime.Scheme) error{machinev1beta1.Install},
+			Schemes:       []func(*runtime.Scheme) error{machinev1beta1.Install, capm3.AddToScheme},
 		},
 	}
 	return append(components, agentproviders.New(agentproviders.Options{})...), nil

@@ -3,7 +3,7 @@ package scenarios
 import (
 	"strings"
 
-	capm3v1beta1 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta1"
+	capm3v1beta2 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta2"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -35,7 +35,7 @@ type CAPISite struct {
 	// the registry repository (host/path) its release image is in.
 	Version, ReleaseRepository string
 	// Image is the discovery image the Metal3Machines write to hosts.
-	Image capm3v1beta1.Image
+	Image capm3v1beta2.Image
 	// PullSecret is the content of .dockerconfigjson.
 	PullSecret string
 	SSHKey     string
@@ -58,14 +58,14 @@ func (s CAPISite) Manifests() []client.Object {
 	return []client.Object{
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: pullSecret.Name, Namespace: s.Namespace}, Type: corev1.SecretTypeDockerConfigJson,
 			StringData: map[string]string{corev1.DockerConfigJsonKey: s.PullSecret}},
-		&capm3v1beta1.Metal3Cluster{ObjectMeta: s.meta(s.Name),
-			Spec: capm3v1beta1.Metal3ClusterSpec{ControlPlaneEndpoint: capm3v1beta1.APIEndpoint{Host: "api." + s.Name + ".lab.example", Port: 6443}}},
+		&capm3v1beta2.Metal3Cluster{ObjectMeta: s.meta(s.Name),
+			Spec: capm3v1beta2.Metal3ClusterSpec{ControlPlaneEndpoint: capm3v1beta2.APIEndpoint{Host: "api." + s.Name + ".lab.example", Port: 6443}}},
 		s.machineTemplate(s.ControlPlaneName(), RoleControlPlane),
 		s.machineTemplate(s.WorkersName(), RoleWorker),
 		s.controlPlane(pullSecret),
 		&bootstrapv1.OpenshiftAssistedConfigTemplate{ObjectMeta: s.meta(s.WorkersName()),
 			Spec: bootstrapv1.OpenshiftAssistedConfigTemplateSpec{Template: bootstrapv1.OpenshiftAssistedConfigTemplateResource{
-				Spec: bootstrapv1.OpenshiftAssistedConfigSpec{PullSecretRef: pullSecret, SSHAuthorizedKey: s.SSHKey}}}},
+				Spec: s.configSpec(pullSecret)}}},
 		s.cluster(),
 		s.MachineDeployment(s.WorkersName(), s.Workers),
 	}
@@ -75,11 +75,22 @@ func (s CAPISite) meta(name string) metav1.ObjectMeta {
 	return metav1.ObjectMeta{Name: name, Namespace: s.Namespace}
 }
 
-func (s CAPISite) machineTemplate(name, role string) *capm3v1beta1.Metal3MachineTemplate {
-	return &capm3v1beta1.Metal3MachineTemplate{ObjectMeta: s.meta(name),
-		Spec: capm3v1beta1.Metal3MachineTemplateSpec{Template: capm3v1beta1.Metal3MachineTemplateResource{
-			Spec: capm3v1beta1.Metal3MachineSpec{Image: s.Image,
-				HostSelector: capm3v1beta1.HostSelector{MatchLabels: map[string]string{HostRoleLabel: role}}}}}}
+func (s CAPISite) machineTemplate(name, role string) *capm3v1beta2.Metal3MachineTemplate {
+	return &capm3v1beta2.Metal3MachineTemplate{ObjectMeta: s.meta(name),
+		Spec: capm3v1beta2.Metal3MachineTemplateSpec{Template: capm3v1beta2.Metal3MachineTemplateResource{
+			Spec: capm3v1beta2.Metal3MachineSpec{Image: s.Image,
+				HostSelector: &capm3v1beta2.HostSelector{MatchLabels: map[string]string{HostRoleLabel: role}}}}}}
+}
+
+// Metal3UUIDLabel is the Node label CAPM3 finds a host's Node by (valued
+// the BareMetalHost's UID); CAPOA's documentation has users give it to the
+// kubelet from the config drive's metadata, as configSpec does.
+const Metal3UUIDLabel = "metal3.io/uuid"
+
+// configSpec is the bootstrap config of every node.
+func (s CAPISite) configSpec(pullSecret *corev1.LocalObjectReference) bootstrapv1.OpenshiftAssistedConfigSpec {
+	return bootstrapv1.OpenshiftAssistedConfigSpec{PullSecretRef: pullSecret, SSHAuthorizedKey: s.SSHKey,
+		NodeRegistration: bootstrapv1.NodeRegistrationOptions{KubeletExtraLabels: []string{Metal3UUIDLabel + "=$METADATA_UUID"}}}
 }
 
 func (s CAPISite) controlPlane(pullSecret *corev1.LocalObjectReference) *controlplanev1.OpenshiftAssistedControlPlane {
@@ -88,8 +99,8 @@ func (s CAPISite) controlPlane(pullSecret *corev1.LocalObjectReference) *control
 			DistributionVersion: s.Version,
 			Replicas:            ptr.To(s.ControlPlane),
 			MachineTemplate: controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate{Spec: controlplanev1.OpenshiftAssistedControlPlaneMachineTemplateSpec{
-				InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: capm3v1beta1.GroupVersion.Group, Kind: "Metal3MachineTemplate", Name: s.ControlPlaneName()}}},
-			OpenshiftAssistedConfigSpec: bootstrapv1.OpenshiftAssistedConfigSpec{PullSecretRef: pullSecret, SSHAuthorizedKey: s.SSHKey},
+				InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: capm3v1beta2.GroupVersion.Group, Kind: "Metal3MachineTemplate", Name: s.ControlPlaneName()}}},
+			OpenshiftAssistedConfigSpec: s.configSpec(pullSecret),
 			Config:                      controlplanev1.OpenshiftAssistedControlPlaneConfigSpec{BaseDomain: "lab.example", PullSecretRef: pullSecret, SSHAuthorizedKey: s.SSHKey},
 		}}
 	cp.Annotations = map[string]string{controlplanev1.ReleaseImageRepositoryAnnotation: s.ReleaseRepository}
@@ -103,7 +114,7 @@ func (s CAPISite) cluster() *clusterv1.Cluster {
 				Pods:     clusterv1.NetworkRanges{CIDRBlocks: []string{"10.128.0.0/14"}},
 				Services: clusterv1.NetworkRanges{CIDRBlocks: []string{"172.30.0.0/16"}},
 			},
-			InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: capm3v1beta1.GroupVersion.Group, Kind: "Metal3Cluster", Name: s.Name},
+			InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: capm3v1beta2.GroupVersion.Group, Kind: "Metal3Cluster", Name: s.Name},
 			ControlPlaneRef: clusterv1.ContractVersionedObjectReference{APIGroup: controlplanev1.GroupVersion.Group,
 				Kind: "OpenshiftAssistedControlPlane", Name: s.Name},
 		}}
@@ -120,7 +131,7 @@ func (s CAPISite) MachineDeployment(name string, replicas int32) *clusterv1.Mach
 				ClusterName: s.Name,
 				Bootstrap: clusterv1.Bootstrap{ConfigRef: clusterv1.ContractVersionedObjectReference{
 					APIGroup: bootstrapv1.GroupVersion.Group, Kind: "OpenshiftAssistedConfigTemplate", Name: s.WorkersName()}},
-				InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: capm3v1beta1.GroupVersion.Group, Kind: "Metal3MachineTemplate", Name: s.WorkersName()},
+				InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: capm3v1beta2.GroupVersion.Group, Kind: "Metal3MachineTemplate", Name: s.WorkersName()},
 			}},
 		}}
 }

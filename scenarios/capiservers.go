@@ -13,7 +13,7 @@ import (
 	"os"
 	"strings"
 
-	capm3v1beta1 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta1"
+	capm3v1beta2 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta2"
 	"golang.org/x/crypto/ssh"
 	"k8s.io/utils/ptr"
 
@@ -37,7 +37,7 @@ type CAPIServers struct {
 	// ReleaseRepository is <registry host>/<repository> of the release.
 	ReleaseRepository string
 	// Image is the discovery image as a Metal3MachineTemplate names it.
-	Image capm3v1beta1.Image
+	Image capm3v1beta2.Image
 }
 
 // StartCAPIServers pushes the release of an OpenShift version (with the
@@ -64,7 +64,7 @@ func StartCAPIServers(ctx context.Context, version string) (*CAPIServers, error)
 		}
 		http.ServeFile(w, r, path)
 	}))
-	s.Image = capm3v1beta1.Image{URL: s.images.URL + name, Checksum: sum, ChecksumType: ptr.To("sha256"), DiskFormat: ptr.To("raw")}
+	s.Image = capm3v1beta2.Image{URL: s.images.URL + name, Checksum: ptr.To(sum), ChecksumType: "sha256", DiskFormat: "raw"}
 	return s, nil
 }
 

@@ -30,7 +30,7 @@ var (
 	CAPIMachines         = schema.GroupVersionResource{Group: "cluster.x-k8s.io", Version: "v1beta2", Resource: "machines"}
 	CAPIMachineSets      = schema.GroupVersionResource{Group: "cluster.x-k8s.io", Version: "v1beta2", Resource: "machinesets"}
 	CAPIMachineDeploys   = schema.GroupVersionResource{Group: "cluster.x-k8s.io", Version: "v1beta2", Resource: "machinedeployments"}
-	Metal3Machines       = schema.GroupVersionResource{Group: "infrastructure.cluster.x-k8s.io", Version: "v1beta1", Resource: "metal3machines"}
+	Metal3Machines       = schema.GroupVersionResource{Group: "infrastructure.cluster.x-k8s.io", Version: "v1beta2", Resource: "metal3machines"}
 )
 
 // NodeIdentities watches a workload cluster's Nodes for whether each was

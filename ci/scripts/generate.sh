@@ -18,7 +18,6 @@ trap 'rm -rf "$tmp"' EXIT
 rm -f "$out"/*.yaml
 # metal3's BareMetalHost has a float field; BMO generates with the same flag.
 "$cg" crd:allowDangerousTypes=true paths=github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1 output:crd:dir="$out"
-"$cg" crd paths=github.com/metal3-io/cluster-api-provider-metal3/api/v1beta1 output:crd:dir="$out"
 # Hive has many kinds; the assisted flow uses two.
 "$cg" crd paths=github.com/openshift/hive/apis/hive/v1 output:crd:dir="$tmp/hive"
 cp "$tmp"/hive/hive.openshift.io_{clusterdeployments,clusterimagesets}.yaml "$out"/

@@ -184,5 +184,20 @@ func TestCPUCountIsThePresentCPUs(t *testing.T) {
 		if got := s.cpu().Count; got != want {
 			t.Errorf("present %q: %d CPUs, want %d (the online ones, 2, when present is unreadable)", present, got, want)
 		}
+// The kubelet settings that name config drive metadata are resolved from
+// the drive's meta_data.json; without a drive they resolve empty.
+func TestNodeSettingsFromConfigDriveMetadata(t *testing.T) {
+	cfg := agentapi.NodeConfig{Name: "n", ProviderID: "${METADATA_PID}",
+		Labels: map[string]string{"metal3.io/uuid": "$METADATA_UUID", "rack": "r1"}}
+	got := withMetadata(cfg, map[string]string{"uuid": "5e0c", "pid": "metal3://ns/h/m"})
+	if got.ProviderID != "metal3://ns/h/m" || got.Labels["metal3.io/uuid"] != "5e0c" || got.Labels["rack"] != "r1" {
+		t.Fatalf("resolved %+v", got)
+	}
+	if cfg.Labels["metal3.io/uuid"] != "$METADATA_UUID" {
+		t.Fatal("the config passed in was changed")
+	}
+	none := withMetadata(cfg, nil)
+	if none.ProviderID != "" || none.Labels["metal3.io/uuid"] != "" {
+		t.Fatalf("without a drive: %+v", none)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/paritylab/paritylab/lab/assisted/agentapi"
+	"github.com/paritylab/paritylab/providers/bootstrap/metadataref"
 )
 
 func main() {
@@ -122,7 +123,30 @@ func bootNode(ctx context.Context, sys *system) error {
 	} else if err != nil {
 		return err
 	}
-	return runNode(ctx, sys, cfg)
+	return runNode(ctx, sys, withMetadata(cfg, cd.metaData))
+}
+
+// withMetadata resolves the kubelet settings that name config drive
+// metadata variables (metadataref), as the boot units of a bootstrap
+// provider's ignition do before the kubelet starts; without a drive they
+// resolve empty, as unset variables.
+func withMetadata(cfg agentapi.NodeConfig, meta map[string]string) agentapi.NodeConfig {
+	env := metadataref.Env(meta)
+	resolve := func(what, v string) string {
+		out, err := metadataref.Resolve(v, env)
+		if err != nil {
+			log.Printf("node %s: %s %q: %v; left as it is", cfg.Name, what, v, err)
+			return v
+		}
+		return out
+	}
+	cfg.ProviderID = resolve("provider ID", cfg.ProviderID)
+	labels := make(map[string]string, len(cfg.Labels))
+	for k, v := range cfg.Labels {
+		labels[k] = resolve("label "+k, v)
+	}
+	cfg.Labels = labels
+	return cfg
 }
 
 // bootDisk is the first disk that is not an optical drive.

@@ -26,8 +26,9 @@ func newLabUpCommand(flags *labFlags) *cobra.Command {
 		Use:   "up",
 		Short: "Bring a lab up and leave it running in the background",
 		Long: `Bring a lab up: a hub (local kube-apiserver + etcd), the CRDs, Cluster API
-core with its webhooks, the lab's assisted service, bare-metal operator and
-CAPM3 stand-in, the agent providers and, with --hosts, libvirt hosts behind
+core with its webhooks, the lab's assisted service and bare-metal operator,
+upstream CAPM3 (its own manager, as a process), the agent providers and,
+with --hosts, libvirt hosts behind
 the Redfish BMC emulator as BareMetalHosts. By default a supervisor process
 keeps the lab running after this command returns; 'paritylab lab down'
 stops it. With --foreground this command is the supervisor and Ctrl-C

@@ -227,6 +227,9 @@ const (
 // bindToBMH links an Agent to the BareMetalHost it booted on (by MAC), as
 // assisted-service's BMAC does: label it, take hostname, role and disk from
 // the host's annotations, and approve it (the host is declared intent).
+// Like BMAC it acts only on hosts labelled with an InfraEnv (classic ZTP):
+// the agent of a host a CAPI Metal3Machine provisioned is left to the
+// bootstrap provider to approve, or to nobody.
 func (s *Service) bindToBMH(ctx context.Context, a *agentv1beta1.Agent) (bool, error) {
 	if a.Labels[agentv1beta1.BareMetalHostLabel] != "" || len(a.Status.Inventory.Interfaces) == 0 {
 		return false, nil
@@ -262,6 +265,9 @@ func (s *Service) bindToBMH(ctx context.Context, a *agentv1beta1.Agent) (bool, e
 
 func matchBMH(bmhs []bmov1alpha1.BareMetalHost, a *agentv1beta1.Agent) *bmov1alpha1.BareMetalHost {
 	for i := range bmhs {
+		if bmhs[i].Labels[agentv1beta1.InfraEnvNameLabel] == "" {
+			continue
+		}
 		mac := strings.ToLower(bmhs[i].Spec.BootMACAddress)
 		for _, nic := range a.Status.Inventory.Interfaces {
 			if mac != "" && strings.ToLower(nic.MacAddress) == mac {

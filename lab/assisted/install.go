@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
+	"maps"
 	"strings"
 
 	"github.com/google/uuid"
@@ -229,14 +230,17 @@ func (s *Service) installArgs(ctx context.Context, a *agentv1beta1.Agent, spoke 
 	if err != nil {
 		return agentapi.InstallArgs{}, fmt.Errorf("node credentials for %s: %w", name, err)
 	}
+	kubelet := kubeletSettingsFromOverrides(a.Spec.IgnitionConfigOverrides)
+	labels := selfLabels(a.Spec.NodeLabels)
+	maps.Copy(labels, selfLabels(kubelet.Labels))
 	return agentapi.InstallArgs{
 		Role: string(effectiveRole(a)), Bootstrap: bootstrap,
 		InstallationDisk: installDisk(a).Path,
 		ImagePath:        agentapi.BasePath + "/infra-envs/" + ieID + "/downloads/node-image",
 		ImageSHA256:      img.sha256,
 		Node: agentapi.NodeConfig{
-			Name: name, ProviderID: providerIDFromOverrides(a.Spec.IgnitionConfigOverrides),
-			Labels: selfLabels(a.Spec.NodeLabels), APIPort: spoke.APIPort(), TLSServerName: spoke.TLSServerName(),
+			Name: name, ProviderID: kubelet.ProviderID,
+			Labels: labels, APIPort: spoke.APIPort(), TLSServerName: spoke.TLSServerName(),
 			CACert: string(spoke.CACertPEM()), ClientCert: string(cert), ClientKey: string(key),
 			KubeletVersion: spoke.KubernetesVersion(),
 			Report:         &agentapi.ReportTarget{InfraEnvID: ieID, HostID: a.Name, Token: s.tokens.forInfraEnv(ieID), ServicePort: s.Port()},

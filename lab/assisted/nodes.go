@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -69,13 +70,27 @@ func (s *Service) labelJoinedNode(ctx context.Context, a *agentv1beta1.Agent) er
 	})
 }
 
-var providerIDRE = regexp.MustCompile(`(?:KUBELET_PROVIDERID=|--provider-id=|providerID:\s*)"?([a-zA-Z0-9]+://[^\s"'\\]+)`)
+// The kubelet settings a bootstrap provider's ignition override gives:
+// a provider ID (a URL-like value or a config drive metadata variable,
+// $NAME or ${NAME}) and the labels OpenShift's kubelet unit takes from
+// CUSTOM_KUBELET_LABELS. Both read whatever file or script writes them.
+var (
+	providerIDRE    = regexp.MustCompile(`(?:KUBELET_PROVIDERID=|--provider-id=|providerID:\s*)"?([a-zA-Z0-9]+://[^\s"'\\]+|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?)`)
+	kubeletLabelsRE = regexp.MustCompile(`CUSTOM_KUBELET_LABELS=([^\s"']+)`)
+)
 
-// providerIDFromOverrides finds the provider ID a bootstrap provider put
-// into an Agent's ignition config overrides (a kubelet setting in a file).
-func providerIDFromOverrides(overrides string) string {
+// kubeletSettings is what an Agent's ignition config overrides set for
+// its node's kubelet, metadata variables unresolved: the node resolves
+// them from its config drive.
+type kubeletSettings struct {
+	ProviderID string
+	Labels     map[string]string
+}
+
+func kubeletSettingsFromOverrides(overrides string) kubeletSettings {
+	var out kubeletSettings
 	if overrides == "" {
-		return ""
+		return out
 	}
 	var ign struct {
 		Storage struct {
@@ -85,16 +100,24 @@ func providerIDFromOverrides(overrides string) string {
 		} `json:"storage"`
 	}
 	if json.Unmarshal([]byte(overrides), &ign) != nil {
-		return ""
+		return out
 	}
 	for _, f := range ign.Storage.Files {
 		data, err := decodeDataURL(f.Contents.Source)
 		if err != nil {
 			continue
 		}
-		if m := providerIDRE.FindSubmatch(data); m != nil {
-			return string(m[1])
+		if m := providerIDRE.FindSubmatch(data); m != nil && out.ProviderID == "" {
+			out.ProviderID = string(m[1])
+		}
+		if m := kubeletLabelsRE.FindSubmatch(data); m != nil && out.Labels == nil {
+			out.Labels = map[string]string{}
+			for _, l := range strings.Split(string(m[1]), ",") {
+				if k, v, ok := strings.Cut(l, "="); ok && k != "" {
+					out.Labels[k] = v
+				}
+			}
 		}
 	}
-	return ""
+	return out
 }

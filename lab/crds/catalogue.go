@@ -67,18 +67,6 @@ func CAPM3(version string) Set {
 	}
 }
 
-// CAPM3StandIn is the CAPM3 v1beta1 API generated for the lab's stand-in
-// (lab/metal3/capm3), which serves the v1beta1 contract. It goes with the
-// stand-in once the lab runs upstream CAPM3 (lab/capm3).
-func CAPM3StandIn() Set {
-	return Set{
-		Name:   "metal3 Cluster API provider (stand-in)",
-		FS:     generated,
-		Files:  []string{"generated/infrastructure.cluster.x-k8s.io_metal3*.yaml"},
-		Labels: map[string]string{ContractLabelV1Beta1: "v1beta1"},
-	}
-}
-
 // Hive is the part of hive's API the assisted flow uses.
 func Hive() Set {
 	return Set{

@@ -37,17 +37,6 @@ func TestCatalogue(t *testing.T) {
 			want: []string{"baremetalhosts.metal3.io"},
 		},
 		{
-			set: CAPM3StandIn(),
-			want: []string{
-				"metal3machines.infrastructure.cluster.x-k8s.io",
-				"metal3machinetemplates.infrastructure.cluster.x-k8s.io",
-				"metal3remediations.infrastructure.cluster.x-k8s.io",
-				"metal3remediationtemplates.infrastructure.cluster.x-k8s.io",
-				"metal3clusters.infrastructure.cluster.x-k8s.io",
-			},
-			labels: map[string]string{ContractLabelV1Beta1: "v1beta1"},
-		},
-		{
 			set: Hive(),
 			want: []string{
 				"clusterdeployments.hive.openshift.io",
@@ -103,21 +92,6 @@ func TestCatalogue(t *testing.T) {
 	}
 	if len(all) != total {
 		t.Errorf("LoadAll returned %d CRDs, the sets hold %d", len(all), total)
-	}
-}
-
-func TestCatalogueContractAPIVersion(t *testing.T) {
-	// The contract label the stand-in's CAPM3 API gets must resolve to
-	// its v1beta1 API.
-	loaded, err := CAPM3StandIn().Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, crd := range loaded {
-		v, err := newestContractVersion(crd.Labels)
-		if err != nil || v != "v1beta1" {
-			t.Errorf("CRD %s: contract version %q, %v; want v1beta1", crd.Name, v, err)
-		}
 	}
 }
 

@@ -74,9 +74,12 @@ func (r *hostReconciler) configDrive(ctx context.Context, s *scope) (images.Conf
 	return cd, nil
 }
 
+// defaultMetaData is what BMO's Ironic provisioner puts on every config
+// drive: uuid is the BareMetalHost's UID (CAPM3 finds a host's Node by it,
+// as the label metal3.io/uuid the bootstrap data gives the kubelet).
 func defaultMetaData(h *bmov1alpha1.BareMetalHost) map[string]string {
 	return map[string]string{
-		"uuid": h.Status.Provisioning.ID, "name": h.Name,
+		"uuid": string(h.UID), "name": h.Name,
 		"metal3-namespace": h.Namespace, "metal3-name": h.Name,
 		"local-hostname": h.Name, "local_hostname": h.Name,
 	}

@@ -166,7 +166,7 @@ func checkConfigDrive(t *testing.T, iso []byte, userData string, h *bmov1alpha1.
 	if err := json.Unmarshal(raw, &meta); err != nil {
 		t.Fatal(err)
 	}
-	if meta["name"] != h.Name || meta["metal3-namespace"] != h.Namespace || meta["uuid"] != h.Status.Provisioning.ID {
+	if meta["name"] != h.Name || meta["metal3-namespace"] != h.Namespace || meta["uuid"] != string(h.UID) {
 		t.Fatalf("meta_data %v: want the host's name, namespace and ID", meta)
 	}
 }

@@ -20,7 +20,7 @@ import (
 )
 
 // capiFlow installs the cluster through Cluster API core, our agent
-// providers and the lab's CAPM3.
+// providers and upstream CAPM3.
 type capiFlow struct {
 	in   scenarios.Input
 	run  *scenarios.Run

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
-	capm3v1beta1 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta1"
+	capm3v1beta2 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta2"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	gfredfish "github.com/stmcginnis/gofish/redfish"
@@ -19,7 +19,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util/collections"
 	"sigs.k8s.io/cluster-api/util/conditions"
+	v1beta1conditions "sigs.k8s.io/cluster-api/util/conditions/deprecated/v1beta1"
 
 	controlplanev1 "github.com/paritylab/paritylab/providers/controlplane/api/v1alpha3"
 	"github.com/paritylab/paritylab/scenarios"
@@ -46,7 +48,7 @@ var capiRun struct {
 }
 
 // capiSpecs install a cluster through Cluster API core, our agent
-// providers and the lab's CAPM3 on the suite's hosts, scale its workers
+// providers and upstream CAPM3 on the suite's hosts, scale its workers
 // and remediate one. They run after the MAPI specs, which leave the worker
 // pool in the lab's namespace, deprovisioned and available.
 func capiSpecs() {
@@ -64,9 +66,9 @@ func capiSpecs() {
 
 		By("waiting for the control-plane Metal3Machine to claim and provision the control-plane host")
 		cpHost := shared.lab.Inventory().Hosts[capiControlPlaneHost].Name
-		var m3m capm3v1beta1.Metal3Machine
+		var m3m capm3v1beta2.Metal3Machine
 		Eventually(func(g Gomega) {
-			list := &capm3v1beta1.Metal3MachineList{}
+			list := &capm3v1beta2.Metal3MachineList{}
 			g.Expect(c.List(ctx, list, client.InNamespace(capiNamespace))).To(Succeed())
 			g.Expect(list.Items).To(HaveLen(1))
 			m3m = list.Items[0]
@@ -75,7 +77,14 @@ func capiSpecs() {
 		bmh := &bmov1alpha1.BareMetalHost{}
 		Expect(c.Get(ctx, client.ObjectKey{Namespace: capiNamespace, Name: cpHost}, bmh)).To(Succeed())
 		Expect(bmh.Spec.ConsumerRef).To(HaveField("Kind", "Metal3Machine"))
-		Expect(bmh.Spec.UserData).To(HaveField("Name", m3m.Name+"-user-data"))
+		By("seeing CAPM3 hand the host the bootstrap provider's data Secret as its user data")
+		Eventually(func(g Gomega) {
+			machines := capiMachines(ctx, g, clusterv1.MachineControlPlaneLabel)
+			g.Expect(machines).To(HaveLen(1))
+			g.Expect(machines[0].Spec.Bootstrap.DataSecretName).NotTo(BeNil())
+			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(bmh), bmh)).To(Succeed())
+			g.Expect(bmh.Spec.UserData).To(HaveField("Name", *machines[0].Spec.Bootstrap.DataSecretName))
+		}).WithContext(ctx).WithTimeout(5 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
 
 		By("waiting for the control plane to report initialized with its kubeconfig")
 		cp := &controlplanev1.OpenshiftAssistedControlPlane{}
@@ -182,7 +191,7 @@ func capiSpecs() {
 		AddReportEntry("CAPI: power off to unhealthy", time.Since(start).Round(time.Second).String())
 
 		By("waiting for the MachineHealthCheck's Metal3Remediation to reboot the host")
-		rem := &capm3v1beta1.Metal3Remediation{}
+		rem := &capm3v1beta2.Metal3Remediation{}
 		Eventually(func(g Gomega) {
 			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(&machine), rem)).To(Succeed())
 			g.Expect(rem.OwnerReferences).To(ContainElement(HaveField("Name", machine.Name)), "created for the Machine by the MachineHealthCheck")
@@ -198,7 +207,7 @@ func capiSpecs() {
 			node := &corev1.Node{}
 			g.Expect(capiRun.workload.Get(ctx, client.ObjectKey{Name: m.Status.NodeRef.Name}, node)).To(Succeed())
 			g.Expect(nodeReady(node)).To(Equal(corev1.ConditionTrue))
-			err := c.Get(ctx, client.ObjectKeyFromObject(&machine), &capm3v1beta1.Metal3Remediation{})
+			err := c.Get(ctx, client.ObjectKeyFromObject(&machine), &capm3v1beta2.Metal3Remediation{})
 			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "remediation still there: %v", err)
 		}).WithContext(ctx).WithTimeout(10 * time.Minute).WithPolling(3 * time.Second).Should(Succeed())
 		Expect(m.UID).To(Equal(machine.UID), "rebooted in place, not replaced")
@@ -206,7 +215,15 @@ func capiSpecs() {
 		AddReportEntry("CAPI: power off to Ready again", time.Since(start).Round(time.Second).String())
 	}, SpecTimeout(20*time.Minute))
 
-	It("replaces a worker whose host stays off: reboots run out, the Machine goes to its owner, and a new one joins on the free host", func(ctx SpecContext) {
+	// CAPM3 v1.13.2 gives a Machine whose reboots ran out back to its
+	// owner with the v1beta1 OwnerRemediated condition only
+	// (baremetal/metal3remediation_manager.go, SetOwnerRemediatedConditionNew);
+	// CAPI v1.13.4's MachineSet deletes only Machines whose v1beta2
+	// OwnerRemediated condition is False (util/collections,
+	// IsUnhealthyAndOwnerRemediated). Upstream, such a Machine stays until
+	// someone deletes it; the spec shows that, then deletes it as an
+	// operator would.
+	It("replaces a worker whose host stays off: reboots run out, CAPM3 gives the Machine up, and once deleted a new one joins on the free host", func(ctx SpecContext) {
 		Expect(capiRun.workload).NotTo(BeNil(), "needs the cluster the first spec installed")
 		c := shared.lab.Client()
 		workers := capiMachines(ctx, Default, clusterv1.MachineDeploymentNameLabel)
@@ -215,23 +232,20 @@ func capiSpecs() {
 		host := capiHostOf(machine.Spec.ProviderID)
 
 		By("giving new remediations a short timeout, so that the one reboot allowed runs out quickly")
-		tmpl := &capm3v1beta1.Metal3RemediationTemplate{ObjectMeta: metav1.ObjectMeta{Name: capiWorkers, Namespace: capiNamespace}}
+		tmpl := &capm3v1beta2.Metal3RemediationTemplate{ObjectMeta: metav1.ObjectMeta{Name: capiWorkers, Namespace: capiNamespace}}
 		Expect(c.Patch(ctx, tmpl, client.RawPatch(types.MergePatchType,
-			[]byte(`{"spec":{"template":{"spec":{"strategy":{"timeout":"30s"}}}}}`)))).To(Succeed())
+			[]byte(`{"spec":{"template":{"spec":{"strategy":{"timeoutSeconds":30}}}}}`)))).To(Succeed())
 
-		By("keeping the worker's host off through its BMC, whatever powers it on, until the Machine is deleted")
+		By("keeping the worker's host off through its BMC, whatever powers it on, until CAPM3 gives the Machine up")
 		bmh := &bmov1alpha1.BareMetalHost{}
 		Expect(c.Get(ctx, client.ObjectKey{Namespace: capiNamespace, Name: host}, bmh)).To(Succeed())
 		sys, bmc := redfishSystem(ctx, bmh)
 		start := time.Now()
+		m := &clusterv1.Machine{}
 		Eventually(func(g Gomega) {
-			m := &clusterv1.Machine{}
-			err := c.Get(ctx, client.ObjectKeyFromObject(&machine), m)
-			if apierrors.IsNotFound(err) {
-				return
-			}
-			g.Expect(err).NotTo(HaveOccurred())
-			if !m.DeletionTimestamp.IsZero() {
+			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(&machine), m)).To(Succeed())
+			rem := &capm3v1beta2.Metal3Remediation{}
+			if c.Get(ctx, client.ObjectKeyFromObject(&machine), rem) == nil && rem.Status.Phase == capm3v1beta2.PhaseDeleting {
 				return
 			}
 			s, err := gfredfish.GetComputerSystem(bmc, sys.ODataID)
@@ -239,15 +253,22 @@ func capiSpecs() {
 			if s.PowerState != gfredfish.OffPowerState {
 				g.Expect(s.Reset(gfredfish.ForceOffResetType)).To(Succeed())
 			}
-			g.Expect(m.DeletionTimestamp.IsZero()).To(BeFalse(), "the MachineSet deletes the Machine its remediation gave up on")
+			g.Expect(rem.Status.Phase).To(Equal(capm3v1beta2.PhaseDeleting), "the remediation gives up after its reboot")
 		}).WithContext(ctx).WithTimeout(10 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
-		AddReportEntry("CAPI: power off to Machine deleted", time.Since(start).Round(time.Second).String())
+		AddReportEntry("CAPI: power off to remediation given up", time.Since(start).Round(time.Second).String())
 
 		By("seeing CAPM3 mark the host unhealthy, so that no Metal3Machine chooses it again")
 		Expect(c.Get(ctx, client.ObjectKeyFromObject(bmh), bmh)).To(Succeed())
-		Expect(bmh.Annotations).To(HaveKey(capm3v1beta1.UnhealthyAnnotation))
+		Expect(bmh.Annotations).To(HaveKey(capm3v1beta2.UnhealthyAnnotation))
 
-		By("waiting for the replacement Machine to run on the free pool host with a Ready node")
+		By("seeing the Machine handed to its owner the way CAPI v1.13's MachineSet does not read")
+		Expect(c.Get(ctx, client.ObjectKeyFromObject(&machine), m)).To(Succeed())
+		Expect(v1beta1conditions.IsFalse(m, clusterv1.MachineOwnerRemediatedV1Beta1Condition)).To(BeTrue(), "CAPM3 sets the v1beta1 OwnerRemediated condition")
+		Expect(collections.IsUnhealthyAndOwnerRemediated(m)).To(BeFalse(),
+			"CAPM3 now sets the v1beta2 OwnerRemediated condition too: the MachineSet deletes the Machine itself, and this spec should expect that")
+
+		By("deleting the Machine, as an operator does, and waiting for the replacement on the free pool host with a Ready node")
+		Expect(c.Delete(ctx, m)).To(Succeed())
 		Eventually(func(g Gomega) {
 			expectRunningCAPIWorkers(ctx, g, 1)
 			replacement := capiMachines(ctx, g, clusterv1.MachineDeploymentNameLabel)[0]
@@ -304,10 +325,10 @@ func capiManifests() []client.Object {
 // the workers whose node is not Ready for 10s.
 func capiRemediationManifests() []client.Object {
 	return []client.Object{
-		&capm3v1beta1.Metal3RemediationTemplate{ObjectMeta: metav1.ObjectMeta{Name: capiWorkers, Namespace: capiNamespace},
-			Spec: capm3v1beta1.Metal3RemediationTemplateSpec{Template: capm3v1beta1.Metal3RemediationTemplateResource{
-				Spec: capm3v1beta1.Metal3RemediationSpec{Strategy: &capm3v1beta1.RemediationStrategy{
-					Type: capm3v1beta1.RebootRemediationStrategy, RetryLimit: 1, Timeout: &metav1.Duration{Duration: 10 * time.Minute}}}}}},
+		&capm3v1beta2.Metal3RemediationTemplate{ObjectMeta: metav1.ObjectMeta{Name: capiWorkers, Namespace: capiNamespace},
+			Spec: capm3v1beta2.Metal3RemediationTemplateSpec{Template: capm3v1beta2.Metal3RemediationTemplateResource{
+				Spec: capm3v1beta2.Metal3RemediationSpec{Strategy: &capm3v1beta2.RemediationStrategy{
+					Type: capm3v1beta2.RebootRemediationStrategy, RetryLimit: 1, TimeoutSeconds: 600}}}}},
 		&clusterv1.MachineHealthCheck{ObjectMeta: metav1.ObjectMeta{Name: capiWorkers, Namespace: capiNamespace},
 			Spec: clusterv1.MachineHealthCheckSpec{
 				ClusterName: capiCluster,
@@ -320,7 +341,7 @@ func capiRemediationManifests() []client.Object {
 					},
 				},
 				Remediation: clusterv1.MachineHealthCheckRemediation{TemplateRef: clusterv1.MachineHealthCheckRemediationTemplateReference{
-					APIVersion: capm3v1beta1.GroupVersion.String(), Kind: "Metal3RemediationTemplate", Name: capiWorkers}},
+					APIVersion: capm3v1beta2.GroupVersion.String(), Kind: "Metal3RemediationTemplate", Name: capiWorkers}},
 			}},
 	}
 }

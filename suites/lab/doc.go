@@ -3,7 +3,7 @@
 // real Cluster API controllers reconcile through their webhooks, hosts
 // boot what their BMCs are told, a ZTP install brings up a spoke, both
 // machine-management sides (MAO's controllers with the baremetal actuator
-// on the spoke; CAPI core with CAPM3 behaviour and the agent providers on
+// on the spoke; CAPI core with upstream CAPM3 and the agent providers on
 // the hub) scale and remediate over the same worker hosts, and teardown
 // leaves nothing behind, also after a crash.
 //

@@ -45,7 +45,10 @@ type NodeConfig struct {
 	// the node is named after its host name, which a config drive's
 	// metadata (local-hostname) sets as cloud-init and afterburn do.
 	Name string `json:"name,omitempty"`
-	// ProviderID, when set, goes on the Node.
+	// ProviderID, when set, goes on the Node; Labels are the labels the
+	// node registers with. Either's value may name a config drive metadata
+	// variable ($METADATA_UUID, see providers/bootstrap/metadataref), which
+	// the node resolves at boot.
 	ProviderID string            `json:"providerID,omitempty"`
 	Labels     map[string]string `json:"labels,omitempty"`
 	Taints     []Taint           `json:"taints,omitempty"`

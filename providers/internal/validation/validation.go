@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	bootstrapv1 "github.com/paritylab/paritylab/providers/bootstrap/api/v1alpha2"
+	"github.com/paritylab/paritylab/providers/bootstrap/metadataref"
 )
 
 // ConfigSpec validates an OpenshiftAssistedConfigSpec at path.
@@ -49,9 +50,11 @@ func nodeRegistration(n *bootstrapv1.NodeRegistrationOptions, path *field.Path) 
 		errs = append(errs, nodeLabel(l, path.Child("kubeletExtraLabels").Index(i))...)
 	}
 	if id := n.ProviderID; id != "" {
-		if scheme, rest, ok := strings.Cut(id, "://"); !ok || scheme == "" || rest == "" {
+		if _, ref, err := metadataref.Parse(id); err != nil {
+			errs = append(errs, field.Invalid(path.Child("providerID"), id, err.Error()))
+		} else if scheme, rest, ok := strings.Cut(id, "://"); !ref && (!ok || scheme == "" || rest == "") {
 			errs = append(errs, field.Invalid(path.Child("providerID"), id,
-				"must have the form <provider>://<id>, e.g. metal3://namespace/host/machine"))
+				"must have the form <provider>://<id>, e.g. metal3://namespace/host/machine, or name a config drive metadata variable, e.g. $METADATA_UUID"))
 		}
 	}
 	return errs
@@ -66,6 +69,11 @@ func nodeLabel(l string, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for _, msg := range validation.IsQualifiedName(key) {
 		errs = append(errs, field.Invalid(path, l, fmt.Sprintf("label key %q: %s", key, msg)))
+	}
+	if _, ref, err := metadataref.Parse(value); err != nil {
+		return append(errs, field.Invalid(path, l, fmt.Sprintf("label value %s", err)))
+	} else if ref {
+		return errs
 	}
 	for _, msg := range validation.IsValidLabelValue(value) {
 		errs = append(errs, field.Invalid(path, l, fmt.Sprintf("label value %q: %s", value, msg)))

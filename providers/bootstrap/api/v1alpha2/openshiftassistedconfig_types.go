@@ -162,15 +162,20 @@ type NodeRegistrationOptions struct {
 	// +kubebuilder:validation:MaxLength=253
 	Name string `json:"name,omitempty"`
 
-	// kubeletExtraLabels are "key=value" labels the node registers with.
+	// kubeletExtraLabels are "key=value" labels the kubelet registers the
+	// node with. A value "$NAME" or "${NAME}" names a variable of the
+	// node's config drive metadata (METADATA_<KEY>), resolved on the node
+	// at boot: "metal3.io/uuid=$METADATA_UUID" is the label CAPM3 finds a
+	// host's Node by.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=64
 	KubeletExtraLabels []string `json:"kubeletExtraLabels,omitempty"`
 
-	// providerID is the kubelet's provider ID; unset, the Machine's
-	// spec.providerID is used when the infrastructure provider has set it
-	// by the time the host registers, so that Cluster API links the Node.
+	// providerID is the kubelet's provider ID, a value or a config drive
+	// metadata variable as in kubeletExtraLabels. Unset, the node
+	// registers without one and the infrastructure provider sets it
+	// (CAPM3 finds the Node by its metal3.io/uuid label).
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
 	ProviderID string `json:"providerID,omitempty"`

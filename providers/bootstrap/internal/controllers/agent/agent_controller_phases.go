@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"sort"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -93,22 +92,7 @@ func (r *Reconciler) desiredAgent(s *scope, a *agentv1.Agent) error {
 	if reg.Name != "" {
 		a.Spec.Hostname = reg.Name
 	}
-	if len(reg.KubeletExtraLabels) > 0 {
-		labels := maps.Clone(a.Spec.NodeLabels)
-		if labels == nil {
-			labels = map[string]string{}
-		}
-		for _, l := range reg.KubeletExtraLabels {
-			k, v, _ := strings.Cut(l, "=")
-			labels[k] = v
-		}
-		a.Spec.NodeLabels = labels
-	}
-	providerID := reg.ProviderID
-	if providerID == "" && s.machine.Spec.ProviderID != "" {
-		providerID = s.machine.Spec.ProviderID
-	}
-	override, err := ignition.Override(ignition.Options{ProviderID: providerID})
+	override, err := ignition.Override(ignition.Options{ProviderID: reg.ProviderID, KubeletLabels: reg.KubeletExtraLabels})
 	if err != nil {
 		return err
 	}

@@ -117,8 +117,7 @@ func TestApproval(t *testing.T) {
 		spec         bootstrapv1.OpenshiftAssistedConfigSpec
 		role         agentv1.HostRole
 		hostname     string
-		nodeLabels   map[string]string
-		providerID   string
+		kubeletEnv   string
 	}{
 		{name: "control-plane Machine", controlPlane: true, role: agentv1.HostRoleMaster},
 		{
@@ -128,7 +127,7 @@ func TestApproval(t *testing.T) {
 				ProviderID: "metal3://ns/host-0/m",
 			}},
 			role: agentv1.HostRoleWorker, hostname: "worker-0.example.com",
-			nodeLabels: map[string]string{"node-role.kubernetes.io/infra": "", "rack": "r1"}, providerID: "metal3://ns/host-0/m",
+			kubeletEnv: "CUSTOM_KUBELET_LABELS=node-role.kubernetes.io/infra=,rack=r1\nKUBELET_PROVIDERID=metal3://ns/host-0/m\n",
 		},
 	}
 	for _, tc := range cases {
@@ -140,36 +139,43 @@ func TestApproval(t *testing.T) {
 			g.Expect(a.Spec.Role).To(Equal(tc.role))
 			g.Expect(a.Spec.Hostname).To(Equal(tc.hostname))
 			g.Expect(a.Spec.ClusterDeploymentName).To(Equal(&agentv1.ClusterReference{Name: "c", Namespace: f.ns}))
-			if tc.nodeLabels == nil {
-				g.Expect(a.Spec.NodeLabels).To(BeEmpty())
-			} else {
-				g.Expect(a.Spec.NodeLabels).To(Equal(tc.nodeLabels))
-			}
+			// As CAPOA: the kubelet registers with the labels; the
+			// Agent's node labels (applied after join) stay the user's.
+			g.Expect(a.Spec.NodeLabels).To(BeEmpty())
 			g.Expect(a.Annotations).To(HaveKeyWithValue(bootstrapv1.MachineAnnotation, "m"))
 			g.Expect(a.Labels).To(HaveKeyWithValue(clusterv1.ClusterNameLabel, "c"))
 			files, units := override(g, a)
 			g.Expect(units).To(ContainElement("capi-bootstrap-sentinel.service"), "the node writes Cluster API's bootstrap sentinel")
-			if tc.providerID == "" {
+			if tc.kubeletEnv == "" {
 				g.Expect(files).NotTo(HaveKey(ignition.KubeletEnvPath))
 			} else {
-				g.Expect(files).To(HaveKeyWithValue(ignition.KubeletEnvPath, "KUBELET_PROVIDERID="+tc.providerID+"\n"))
+				g.Expect(files).To(HaveKeyWithValue(ignition.KubeletEnvPath, tc.kubeletEnv))
 			}
 		})
 	}
 }
 
-func TestProviderIDFromMachine(t *testing.T) {
+// The label CAPM3 finds a Node by is resolved on the node from its config
+// drive: the override carries boot units that do it before the kubelet.
+func TestKubeletLabelFromConfigDriveMetadata(t *testing.T) {
+	f := newFixture(t, false, bootstrapv1.OpenshiftAssistedConfigSpec{NodeRegistration: bootstrapv1.NodeRegistrationOptions{
+		KubeletExtraLabels: []string{"metal3.io/uuid=$METADATA_UUID"},
+	}})
+	f.registerHost("host-a", "m")
+	files, units := override(f.g, f.eventuallyApproved("host-a"))
+	f.g.Expect(units).To(ContainElements("capi-metadata-env.service", "capi-kubelet-env.service"))
+	f.g.Expect(files).NotTo(HaveKey(ignition.KubeletEnvPath), "written at boot, once the metadata is read")
+	f.g.Expect(files).To(ContainElement(ContainSubstring("CUSTOM_KUBELET_LABELS=metal3.io/uuid=${METADATA_UUID}")))
+}
+
+// CAPOA gives the kubelet no provider ID unless the config names one: the
+// Machine's (set by CAPM3 once it found the Node) is not taken.
+func TestNoProviderIDFromTheMachine(t *testing.T) {
 	f := newFixture(t, false, bootstrapv1.OpenshiftAssistedConfigSpec{})
+	f.g.Expect(env.Update(client.ObjectKeyFromObject(f.machine), f.machine, func() { f.machine.Spec.ProviderID = "metal3://ns/host/m" }, false)).To(Succeed())
 	f.registerHost("host-a", "m")
 	files, _ := override(f.g, f.eventuallyApproved("host-a"))
 	f.g.Expect(files).NotTo(HaveKey(ignition.KubeletEnvPath))
-
-	By(t, "the infrastructure provider setting the Machine's provider ID")
-	f.g.Expect(env.Update(client.ObjectKeyFromObject(f.machine), f.machine, func() { f.machine.Spec.ProviderID = "metal3://ns/host/m" }, false)).To(Succeed())
-	f.g.Eventually(func(g Gomega) {
-		files, _ := override(NewWithT(t), f.agent("host-a"))
-		g.Expect(files).To(HaveKeyWithValue(ignition.KubeletEnvPath, "KUBELET_PROVIDERID=metal3://ns/host/m\n"))
-	}, timeout).Should(Succeed(), "the kubelet gets the Machine's provider ID so Cluster API links the Node")
 }
 
 func TestExactlyOneAgentPerMachine(t *testing.T) {

@@ -23,6 +23,7 @@ import (
 
 	controlplanev1 "github.com/paritylab/paritylab/providers/controlplane/api/v1alpha3"
 	"github.com/paritylab/paritylab/providers/controlplane/release"
+	agentv1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
 	hiveextv1 "github.com/paritylab/paritylab/providers/thirdparty/hiveextensions/v1beta1"
 )
 
@@ -165,6 +166,18 @@ type scope struct {
 func selector(cp *controlplanev1.OpenshiftAssistedControlPlane, clusterName string) labels.Selector {
 	return labels.SelectorFromSet(machineLabels(cp, clusterName))
 }
+
+// aciConsumerLabel is assisted-service's label naming the kind of object
+// that manages an AgentClusterInstall (hiveextension API,
+// ClusterConsumerLabel); controlPlaneKind is ours.
+const (
+	aciConsumerLabel = "agentclusterinstalls.agent-install.openshift.io/consumer"
+	controlPlaneKind = "OpenshiftAssistedControlPlane"
+)
+
+// machineRoleAnnotations are on every control-plane Machine, as CAPOA puts
+// them: BMAC's role annotation, valued master.
+var machineRoleAnnotations = map[string]string{agentv1.BMACRoleAnnotation: string(agentv1.HostRoleMaster)}
 
 func machineLabels(cp *controlplanev1.OpenshiftAssistedControlPlane, clusterName string) map[string]string {
 	return map[string]string{

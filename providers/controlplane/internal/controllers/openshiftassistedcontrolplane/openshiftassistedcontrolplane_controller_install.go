@@ -252,7 +252,10 @@ func desiredAgentClusterInstall(s *scope, workers int) (*hiveextv1.AgentClusterI
 	aci := &hiveextv1.AgentClusterInstall{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: s.cluster.Name, Namespace: s.cluster.Namespace,
-			Labels: map[string]string{clusterv1.ClusterNameLabel: s.cluster.Name},
+			// As CAPOA labels it: the control plane's Machine labels and
+			// assisted-service's consumer label naming our kind.
+			Labels: mergeLabels(mergeLabels(s.cp.Spec.MachineTemplate.ObjectMeta.Labels, machineLabels(s.cp, s.cluster.Name)),
+				map[string]string{aciConsumerLabel: controlPlaneKind}),
 		},
 		Spec: hiveextv1.AgentClusterInstallSpec{
 			ClusterDeploymentRef:  corev1.LocalObjectReference{Name: s.cluster.Name},

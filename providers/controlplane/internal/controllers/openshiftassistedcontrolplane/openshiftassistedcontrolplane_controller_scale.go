@@ -185,8 +185,9 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope, name string) (
 	machine := &clusterv1.Machine{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name, Namespace: s.cp.Namespace,
-			Labels:          mergeLabels(tpl.ObjectMeta.Labels, labels),
-			Annotations:     mergeLabels(tpl.ObjectMeta.Annotations, map[string]string{controlplanev1.InfrastructureTemplateAnnotation: tpl.Spec.InfrastructureRef.Name}),
+			Labels: mergeLabels(tpl.ObjectMeta.Labels, labels),
+			Annotations: mergeLabels(mergeLabels(tpl.ObjectMeta.Annotations, machineRoleAnnotations),
+				map[string]string{controlplanev1.InfrastructureTemplateAnnotation: tpl.Spec.InfrastructureRef.Name}),
 			OwnerReferences: []metav1.OwnerReference{*owner},
 		},
 		Spec: clusterv1.MachineSpec{

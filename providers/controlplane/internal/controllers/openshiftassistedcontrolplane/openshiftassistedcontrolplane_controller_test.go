@@ -69,6 +69,9 @@ func TestInstallObjects(t *testing.T) {
 	aci := &hiveextv1.AgentClusterInstall{}
 	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "c"}, aci)).To(Succeed())
 	g.Expect(aci.Spec.ImageSetRef.Name).To(Equal(cis.Name))
+	g.Expect(aci.Labels).To(And(HaveKeyWithValue(clusterv1.ClusterNameLabel, "c"), HaveKey(clusterv1.MachineControlPlaneLabel),
+		HaveKeyWithValue(clusterv1.MachineControlPlaneNameLabel, f.get().Name),
+		HaveKeyWithValue("agentclusterinstalls.agent-install.openshift.io/consumer", "OpenshiftAssistedControlPlane")), "labelled as CAPOA labels it")
 	g.Expect(aci.Spec.ProvisionRequirements).To(Equal(hiveextv1.ProvisionRequirements{ControlPlaneAgents: 3, WorkerAgents: 3}),
 		"worker agents are the MachineDeployments' replicas")
 	g.Expect(aci.Spec.Networking.ClusterNetwork).To(Equal([]hiveextv1.ClusterNetworkEntry{{CIDR: "10.132.0.0/14", HostPrefix: 23}}))
