@@ -184,6 +184,9 @@ func TestCPUCountIsThePresentCPUs(t *testing.T) {
 		if got := s.cpu().Count; got != want {
 			t.Errorf("present %q: %d CPUs, want %d (the online ones, 2, when present is unreadable)", present, got, want)
 		}
+	}
+}
+
 // The kubelet settings that name config drive metadata are resolved from
 // the drive's meta_data.json; without a drive they resolve empty.
 func TestNodeSettingsFromConfigDriveMetadata(t *testing.T) {

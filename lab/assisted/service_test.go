@@ -238,10 +238,13 @@ func TestBMACApprovesOnlyZTPHosts(t *testing.T) {
 	})
 	h.eventually(t, "the CAPI host's agent reconciled with its inventory", func() bool {
 		_ = h.c.Get(ctx, client.ObjectKeyFromObject(capi), capi)
-		c := conditionsv1.FindStatusCondition(capi.Status.Conditions, agentv1beta1.ConditionRequirementsMet)
-		return len(capi.Status.Inventory.Interfaces) == 1 && c != nil && c.Reason == agentv1beta1.ReasonAgentNotApproved
+		return len(capi.Status.Inventory.Interfaces) == 1 &&
+			conditionsv1.FindStatusCondition(capi.Status.Conditions, agentv1beta1.ConditionRequirementsMet) != nil
 	})
 	if capi.Spec.Approved || capi.Labels[agentv1beta1.BareMetalHostLabel] != "" {
 		t.Fatalf("BMAC acted on the agent of a host without an InfraEnv label: approved %v, labels %v", capi.Spec.Approved, capi.Labels)
+	}
+	if c := conditionsv1.FindStatusCondition(capi.Status.Conditions, agentv1beta1.ConditionRequirementsMet); c.Reason != agentv1beta1.ReasonAgentNotApproved {
+		t.Fatalf("the unapproved agent's RequirementsMet: %s %s, want %s", c.Status, c.Reason, agentv1beta1.ReasonAgentNotApproved)
 	}
 }

@@ -167,7 +167,7 @@ func checkConfigDrive(t *testing.T, iso []byte, userData string, h *bmov1alpha1.
 		t.Fatal(err)
 	}
 	if meta["name"] != h.Name || meta["metal3-namespace"] != h.Namespace || meta["uuid"] != string(h.UID) {
-		t.Fatalf("meta_data %v: want the host's name, namespace and ID", meta)
+		t.Fatalf("meta_data %v: want the host's name, namespace and UID", meta)
 	}
 }
 
