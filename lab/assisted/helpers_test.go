@@ -47,8 +47,9 @@ func startHub(t *testing.T) *hub {
 	return startHubWith(t, noSpokes{})
 }
 
-// startHubWith runs the hub with the given workload clusters.
-func startHubWith(t *testing.T, spokes Spokes) *hub {
+// startHubWith runs the hub with the given workload clusters and, beside
+// the assisted service, the given components.
+func startHubWith(t *testing.T, spokes Spokes, more ...controllers.Component) *hub {
 	t.Helper()
 	ctx := context.Background()
 	cp, err := controlplane.Start(ctx, controlplane.Options{Name: "assisted-test", Dir: filepath.Join(t.TempDir(), "hub")})
@@ -71,7 +72,7 @@ func startHubWith(t *testing.T, spokes Spokes) *hub {
 	}
 	host, err := controllers.Start(ctx, controllers.Options{
 		RESTConfig: cp.RESTConfig(), WebhookHost: "127.0.0.1", CertDir: t.TempDir(),
-		Components: []controllers.Component{svc, &controllers.CRDsOnly{ComponentName: "metal3", Sets: []crds.Set{crds.Metal3()}}},
+		Components: append([]controllers.Component{svc, &controllers.CRDsOnly{ComponentName: "metal3", Sets: []crds.Set{crds.Metal3()}}}, more...),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -122,6 +123,23 @@ func (h *hub) eventually(t *testing.T, what string, cond func() bool) {
 	if err != nil {
 		t.Fatalf("timed out waiting for %s", what)
 	}
+}
+
+// registerHost registers a host with an InfraEnv and reports its
+// inventory (one interface, mac), as the discovery agent does; it returns
+// the host's Agent, by key.
+func (h *hub) registerHost(t *testing.T, ie *agentv1beta1.InfraEnv, host, mac string, inv agentv1beta1.HostInventory) *agentv1beta1.Agent {
+	t.Helper()
+	id, token := string(ie.UID), h.svc.tokens.forInfraEnv(string(ie.UID))
+	if code, e := h.agentCall(t, "POST", agentapi.RegisterPath(id), token, agentapi.RegisterRequest{HostID: host}); code != 201 {
+		t.Fatalf("register %s: %d %s", host, code, e.Reason)
+	}
+	inv.Interfaces = []agentv1beta1.HostInterface{{Name: "eth0", MacAddress: mac, IPv4Addresses: []string{"10.100.0.15/24"}}}
+	raw, _ := json.Marshal(inv)
+	if code, e := h.agentCall(t, "POST", agentapi.InstructionsPath(id, host), token, agentapi.StepReply{StepID: "i", StepType: "inventory", Output: string(raw)}); code != 204 {
+		t.Fatalf("inventory of %s: %d %s", host, code, e.Reason)
+	}
+	return &agentv1beta1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ie.Namespace, Name: host}}
 }
 
 // agentCall is an agent API request as a real agent sends it.

@@ -217,21 +217,8 @@ func TestBMACApprovesOnlyZTPHosts(t *testing.T) {
 	ie := h.infraEnv(t, ns, nil)
 	h.bmh(t, ns, "ztp-host", "52:54:00:00:40:01", map[string]string{agentv1beta1.InfraEnvNameLabel: ie.Name})
 	h.bmh(t, ns, "capi-host", "52:54:00:00:40:02", nil)
-	id, token := string(ie.UID), h.svc.tokens.forInfraEnv(string(ie.UID))
-	register := func(host, mac string) *agentv1beta1.Agent {
-		if code, e := h.agentCall(t, "POST", agentapi.RegisterPath(id), token, agentapi.RegisterRequest{HostID: host}); code != 201 {
-			t.Fatalf("register %s: %d %s", host, code, e.Reason)
-		}
-		inv := hostInventory(8, 32, 120)
-		inv.Interfaces = []agentv1beta1.HostInterface{{Name: "eth0", MacAddress: mac}}
-		raw, _ := json.Marshal(inv)
-		if code, e := h.agentCall(t, "POST", agentapi.InstructionsPath(id, host), token, agentapi.StepReply{StepID: "i", StepType: "inventory", Output: string(raw)}); code != 204 {
-			t.Fatalf("inventory of %s: %d %s", host, code, e.Reason)
-		}
-		return &agentv1beta1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: host}}
-	}
-	ztp := register("6b8e2c0a-1111-4222-8333-944455550001", "52:54:00:00:40:01")
-	capi := register("6b8e2c0a-1111-4222-8333-944455550002", "52:54:00:00:40:02")
+	ztp := h.registerHost(t, ie, "6b8e2c0a-1111-4222-8333-944455550001", "52:54:00:00:40:01", hostInventory(8, 32, 120))
+	capi := h.registerHost(t, ie, "6b8e2c0a-1111-4222-8333-944455550002", "52:54:00:00:40:02", hostInventory(8, 32, 120))
 	h.eventually(t, "the ZTP host's agent approved and bound", func() bool {
 		_ = h.c.Get(ctx, client.ObjectKeyFromObject(ztp), ztp)
 		return ztp.Spec.Approved && ztp.Labels[agentv1beta1.BareMetalHostLabel] == "ztp-host"

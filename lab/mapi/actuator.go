@@ -12,7 +12,9 @@ import (
 	maomachine "github.com/openshift/machine-api-operator/pkg/controller/machine"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -49,7 +51,11 @@ func (a *Actuator) requeue(why string) error {
 }
 
 // Create takes a host for the Machine and has it provisioned with the
-// providerSpec's image and user data.
+// providerSpec's image and user data. As upstream's actuator it writes no
+// addresses (the Machine controller would take a Machine with addresses
+// whose instance does not exist yet for a lost one), and marks a Machine
+// for which no host is free with the InsufficientResources error until
+// one is.
 func (a *Actuator) Create(ctx context.Context, m *machinev1beta1.Machine) error {
 	spec, err := providerSpec(m)
 	if err != nil {
@@ -64,18 +70,52 @@ func (a *Actuator) Create(ctx context.Context, m *machinev1beta1.Machine) error 
 			return err
 		}
 		if host == nil {
-			a.log.Info("No available host; waiting", "machine", m.Name)
-			return a.requeue("no host")
+			return a.noHostFree(ctx, m)
 		}
 	}
 	if err := a.claim(ctx, m, host, spec); err != nil {
 		return err
 	}
 	// No event: upstream's actuator records none when it claims a host.
-	if err := a.ensureAnnotation(ctx, m, host); err != nil {
+	if err := a.ensureAnnotations(ctx, m, host); err != nil {
 		return err
 	}
-	return a.updateStatus(ctx, m, host)
+	return a.clearInsufficientResources(ctx, m)
+}
+
+// noHostFree sets the Machine's InsufficientResources error (MachineSets
+// delete Machines with an error first) and waits for a host.
+func (a *Actuator) noHostFree(ctx context.Context, m *machinev1beta1.Machine) error {
+	a.log.Info("No available host; waiting", "machine", m.Name)
+	reason := machinev1beta1.InsufficientResourcesMachineError
+	if m.Status.ErrorReason == nil || *m.Status.ErrorReason != reason {
+		patch := client.MergeFrom(m.DeepCopy())
+		m.Status.ErrorReason, m.Status.ErrorMessage = &reason, ptr.To(noHostMessage)
+		if err := a.client.Status().Patch(ctx, m, patch); err != nil {
+			return fmt.Errorf("set the insufficient resources error of machine %s: %w", m.Name, err)
+		}
+	}
+	return a.requeue("no host")
+}
+
+// noHostMessage is upstream's error message of a Machine without a host.
+const noHostMessage = "No available BareMetalHost found"
+
+// clearInsufficientResources removes the InsufficientResources error once
+// the Machine has a host, and restarts the MachineHealthCheck's clock
+// (lastUpdated) as upstream does.
+func (a *Actuator) clearInsufficientResources(ctx context.Context, m *machinev1beta1.Machine) error {
+	if m.Status.ErrorReason == nil || *m.Status.ErrorReason != machinev1beta1.InsufficientResourcesMachineError {
+		return nil
+	}
+	patch := client.MergeFrom(m.DeepCopy())
+	now := metav1.Now()
+	m.Status.ErrorReason, m.Status.ErrorMessage, m.Status.LastUpdated = nil, nil, &now
+	if err := a.client.Status().Patch(ctx, m, patch); err != nil {
+		return fmt.Errorf("clear the insufficient resources error of machine %s: %w", m.Name, err)
+	}
+	a.log.Info("Host found; insufficient resources error cleared", "machine", m.Name)
+	return a.requeue("error cleared")
 }
 
 // claim sets the consumerRef, image, user data and power on the host.
@@ -107,21 +147,32 @@ func (a *Actuator) claim(ctx context.Context, m *machinev1beta1.Machine, h *bmov
 	return nil
 }
 
-// ensureAnnotation records the host on the Machine.
-func (a *Actuator) ensureAnnotation(ctx context.Context, m *machinev1beta1.Machine, h *bmov1alpha1.BareMetalHost) error {
-	want := h.Namespace + "/" + h.Name
-	if m.Annotations[HostAnnotation] == want {
+// InstanceStateAnnotation on a Machine is its host's provisioning state,
+// as the actuator last saw it (MAO's instance-state annotation).
+const InstanceStateAnnotation = "machine.openshift.io/instance-state"
+
+// ensureAnnotations records the host and its provisioning state on the
+// Machine; after a change it asks to be called again, as upstream does.
+func (a *Actuator) ensureAnnotations(ctx context.Context, m *machinev1beta1.Machine, h *bmov1alpha1.BareMetalHost) error {
+	want := map[string]string{HostAnnotation: h.Namespace + "/" + h.Name, InstanceStateAnnotation: string(h.Status.Provisioning.State)}
+	patch := client.MergeFrom(m.DeepCopy())
+	changed := false
+	for k, v := range want {
+		if got, ok := m.Annotations[k]; ok && got == v {
+			continue
+		}
+		if m.Annotations == nil {
+			m.Annotations = map[string]string{}
+		}
+		m.Annotations[k], changed = v, true
+	}
+	if !changed {
 		return nil
 	}
-	patch := client.MergeFrom(m.DeepCopy())
-	if m.Annotations == nil {
-		m.Annotations = map[string]string{}
-	}
-	m.Annotations[HostAnnotation] = want
 	if err := a.client.Patch(ctx, m, patch); err != nil {
 		return fmt.Errorf("annotate machine %s with its host: %w", m.Name, err)
 	}
-	return nil
+	return a.requeue("annotations changed")
 }
 
 // host is the BareMetalHost the Machine's annotation names, nil if none.
@@ -144,17 +195,46 @@ func (a *Actuator) host(ctx context.Context, m *machinev1beta1.Machine) (*bmov1a
 	return h, nil
 }
 
-// Exists: the Machine has a host that it consumes.
+// Exists: the Machine consumes a host that is provisioned, externally
+// provisioned, unmanaged or registering (upstream's list). Otherwise the
+// Machine's addresses are cleared, so that a new Node with the same
+// address is not linked to it. The Machine controller calls Create while
+// this is false, and fails a Machine that had a providerID or addresses.
 func (a *Actuator) Exists(ctx context.Context, m *machinev1beta1.Machine) (bool, error) {
 	h, err := a.host(ctx, m)
 	if err != nil {
 		return false, err
 	}
-	return h != nil && consumedBy(h, m), nil
+	if h != nil && consumedBy(h, m) && instanceExists(h) {
+		return true, nil
+	}
+	return false, a.clearAddresses(ctx, m)
 }
 
-// Update keeps the Machine's annotation, providerID (also on its Node)
-// and addresses current, and carries out external remediation.
+func instanceExists(h *bmov1alpha1.BareMetalHost) bool {
+	switch h.Status.Provisioning.State {
+	case bmov1alpha1.StateProvisioned, bmov1alpha1.StateExternallyProvisioned, bmov1alpha1.StateUnmanaged, bmov1alpha1.StateRegistering:
+		return true
+	}
+	return false
+}
+
+func (a *Actuator) clearAddresses(ctx context.Context, m *machinev1beta1.Machine) error {
+	if !m.DeletionTimestamp.IsZero() || len(m.Status.Addresses) == 0 {
+		return nil
+	}
+	patch := client.MergeFrom(m.DeepCopy())
+	m.Status.Addresses = nil
+	if err := a.client.Status().Patch(ctx, m, patch); err != nil {
+		return fmt.Errorf("clear addresses of machine %s: %w", m.Name, err)
+	}
+	a.log.Info("Addresses cleared: the host is not provisioned for the machine", "machine", m.Name)
+	return nil
+}
+
+// Update, in upstream's order: the Machine's providerID (set once, never
+// rewritten), its addresses, annotations, the Node's providerID, then
+// external remediation.
 func (a *Actuator) Update(ctx context.Context, m *machinev1beta1.Machine) error {
 	h, err := a.host(ctx, m)
 	if err != nil {
@@ -163,35 +243,46 @@ func (a *Actuator) Update(ctx context.Context, m *machinev1beta1.Machine) error 
 	if h == nil || !consumedBy(h, m) {
 		return fmt.Errorf("machine %s has no BareMetalHost", m.Name)
 	}
-	if err := a.ensureAnnotation(ctx, m, h); err != nil {
+	if err := a.ensureMachineProviderID(ctx, m, h); err != nil {
+		return err
+	}
+	if err := a.updateStatus(ctx, m, h); err != nil {
+		return err
+	}
+	if err := a.ensureAnnotations(ctx, m, h); err != nil {
+		return err
+	}
+	if err := a.ensureNodeProviderID(ctx, m); err != nil {
 		return err
 	}
 	if externalRemediationRequested(m) {
-		if err := a.remediate(ctx, m, h); err != nil {
-			return err
-		}
+		return a.remediate(ctx, m, h)
 	}
-	if err := a.ensureProviderID(ctx, m, h); err != nil {
-		return err
-	}
-	return a.updateStatus(ctx, m, h)
+	return nil
 }
 
-// ensureProviderID writes the providerID to the Machine and to its Node
-// (whose providerID may only go from empty to set).
-func (a *Actuator) ensureProviderID(ctx context.Context, m *machinev1beta1.Machine, h *bmov1alpha1.BareMetalHost) error {
-	id := ProviderID(h)
-	if m.Spec.ProviderID == nil || *m.Spec.ProviderID != id {
-		patch := client.MergeFrom(m.DeepCopy())
-		m.Spec.ProviderID = &id
-		if err := a.client.Patch(ctx, m, patch); err != nil {
-			return fmt.Errorf("set providerID of machine %s: %w", m.Name, err)
-		}
+// ensureMachineProviderID gives the Machine its host's providerID once;
+// a providerID it has is never rewritten (the Node's cannot change).
+func (a *Actuator) ensureMachineProviderID(ctx context.Context, m *machinev1beta1.Machine, h *bmov1alpha1.BareMetalHost) error {
+	if ptr.Deref(m.Spec.ProviderID, "") != "" {
+		return nil
 	}
+	patch := client.MergeFrom(m.DeepCopy())
+	m.Spec.ProviderID = ptr.To(ProviderID(h))
+	if err := a.client.Patch(ctx, m, patch); err != nil {
+		return fmt.Errorf("set providerID of machine %s: %w", m.Name, err)
+	}
+	return a.requeue("providerID set")
+}
+
+// ensureNodeProviderID writes the Machine's providerID to its Node, whose
+// providerID may only go from empty to set.
+func (a *Actuator) ensureNodeProviderID(ctx context.Context, m *machinev1beta1.Machine) error {
 	node, err := a.node(ctx, m)
 	if err != nil || node == nil || node.Spec.ProviderID != "" {
 		return err
 	}
+	id := ptr.Deref(m.Spec.ProviderID, "")
 	patch := client.MergeFrom(node.DeepCopy())
 	node.Spec.ProviderID = id
 	if err := a.client.Patch(ctx, node, patch); err != nil {

@@ -8,6 +8,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	"testing"
 	"time"
 
@@ -62,11 +63,18 @@ func TestApproverApprovesOnlyForAMachine(t *testing.T) {
 		t.Fatal("CSR decided without a Machine")
 	}
 
-	newHost(t, "approve-host", nil, nil)
+	h := newHost(t, "approve-host", nil, nil)
 	m := newMachine(t, "approve-m", HostSelector{})
-	if err := testActuator().Create(ctx, m); err != nil {
+	a := testActuator()
+	create(t, a, m)
+	if _, err := r.Reconcile(ctx, req); err != nil {
 		t.Fatal(err)
 	}
+	if got, _ := admin.CertificatesV1().CertificateSigningRequests().Get(ctx, created.Name, metav1.GetOptions{}); decided(got) {
+		t.Fatal("CSR decided for a Machine whose host is not provisioned (no addresses yet)")
+	}
+	setHostStatus(t, h, func(s *bmov1alpha1.BareMetalHostStatus) { s.Provisioning.State = bmov1alpha1.StateProvisioned })
+	update(t, a, m)
 	if _, err := r.Reconcile(ctx, req); err != nil {
 		t.Fatal(err)
 	}

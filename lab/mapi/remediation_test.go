@@ -33,14 +33,12 @@ func TestExternalBaremetalRemediation(t *testing.T) {
 	h := newHost(t, "remediate-host", nil, nil)
 	m := newMachine(t, "remediate-m", HostSelector{})
 	a := testActuator()
-	if err := a.Create(ctx, m); err != nil {
-		t.Fatal(err)
-	}
+	create(t, a, m)
 	setHostStatus(t, h, func(s *bmov1alpha1.BareMetalHostStatus) {
 		s.Provisioning.State, s.PoweredOn = bmov1alpha1.StateProvisioned, true
 	})
 	node := unhealthyNode(t, "remediate-host")
-	get(t, m)
+	update(t, a, m)
 	patch := client.MergeFrom(m.DeepCopy())
 	m.Labels = map[string]string{"pool": "remediate"}
 	if err := suite.client.Patch(ctx, m, patch); err != nil {

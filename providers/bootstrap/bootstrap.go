@@ -39,6 +39,10 @@ type Options struct {
 	// SkipWebhooks leaves the webhooks out (a manager without a webhook
 	// server).
 	SkipWebhooks bool
+	// SkipAgentController leaves the Agent controller out: nothing of
+	// the provider approves the Agents of its Machines' hosts, so another
+	// party must (a user by hand), or the install waits for them.
+	SkipAgentController bool
 }
 
 // AddToScheme registers every type the provider reads or writes.
@@ -68,8 +72,10 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	if err := config.SetupWithManager(ctx, mgr, copts); err != nil {
 		return err
 	}
-	if err := (&agent.Reconciler{Client: mgr.GetClient()}).SetupWithManager(ctx, mgr, copts); err != nil {
-		return err
+	if !opts.SkipAgentController {
+		if err := (&agent.Reconciler{Client: mgr.GetClient()}).SetupWithManager(ctx, mgr, copts); err != nil {
+			return err
+		}
 	}
 	if opts.SkipWebhooks {
 		return nil

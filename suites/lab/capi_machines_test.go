@@ -173,6 +173,7 @@ func capiSpecs() {
 		By("powering the worker's host off through its BMC, and off again should the bare-metal operator's power sync turn it on before the MachineHealthCheck notices")
 		bmh := &bmov1alpha1.BareMetalHost{}
 		Expect(c.Get(ctx, client.ObjectKey{Namespace: capiNamespace, Name: capiHostOf(machine.Spec.ProviderID)}, bmh)).To(Succeed())
+		bootID := nodeBootID(ctx, machine)
 		sys, bmc := redfishSystem(ctx, bmh)
 		start := time.Now()
 		m := &clusterv1.Machine{}
@@ -190,26 +191,38 @@ func capiSpecs() {
 		}).WithContext(ctx).WithTimeout(5 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
 		AddReportEntry("CAPI: power off to unhealthy", time.Since(start).Round(time.Second).String())
 
-		By("waiting for the MachineHealthCheck's Metal3Remediation to reboot the host")
+		// CAPM3 v1.13.2's Reboot strategy: the first reboot sets
+		// lastRemediated and leaves retryCount at 0 (it counts retries,
+		// not reboots); the reboot annotation powers the host off, the
+		// out-of-service taint lets the node's pods go, the annotation's
+		// removal powers it on, and once the node is healthy the
+		// MachineHealthCheck deletes the remediation.
+		By("waiting for the MachineHealthCheck's Metal3Remediation to start a reboot")
 		rem := &capm3v1beta2.Metal3Remediation{}
 		Eventually(func(g Gomega) {
 			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(&machine), rem)).To(Succeed())
 			g.Expect(rem.OwnerReferences).To(ContainElement(HaveField("Name", machine.Name)), "created for the Machine by the MachineHealthCheck")
-			g.Expect(rem.Status.RetryCount).To(BeNumerically(">=", 1), "phase %s", rem.Status.Phase)
-			g.Expect(rem.Status.LastRemediated).NotTo(BeNil())
+			g.Expect(rem.Status.LastRemediated).NotTo(BeNil(), "phase %q", rem.Status.Phase)
+			g.Expect(rem.Status.Phase).To(BeElementOf(capm3v1beta2.PhaseRunning, capm3v1beta2.PhaseWaiting))
 		}).WithContext(ctx).WithTimeout(5 * time.Minute).WithPolling(time.Second).Should(Succeed())
+		Expect(rem.Status.RetryCount).To(BeZero(), "the first reboot is not a retry")
 		AddReportEntry("CAPI: power off to reboot remediation", time.Since(start).Round(time.Second).String())
 
-		By("waiting for the node to be Ready again and the MachineHealthCheck to drop the remediation")
+		By("waiting for the node to be Ready again after a new boot, without the out-of-service taint, and the MachineHealthCheck to delete the remediation")
 		Eventually(func(g Gomega) {
 			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(&machine), m)).To(Succeed())
 			g.Expect(conditions.IsTrue(m, clusterv1.MachineHealthCheckSucceededCondition)).To(BeTrue())
 			node := &corev1.Node{}
 			g.Expect(capiRun.workload.Get(ctx, client.ObjectKey{Name: m.Status.NodeRef.Name}, node)).To(Succeed())
 			g.Expect(nodeReady(node)).To(Equal(corev1.ConditionTrue))
+			g.Expect(node.Status.NodeInfo.BootID).NotTo(Equal(bootID), "the host booted again")
+			g.Expect(node.Spec.Taints).NotTo(ContainElement(HaveField("Key", corev1.TaintNodeOutOfService)))
 			err := c.Get(ctx, client.ObjectKeyFromObject(&machine), &capm3v1beta2.Metal3Remediation{})
 			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "remediation still there: %v", err)
 		}).WithContext(ctx).WithTimeout(10 * time.Minute).WithPolling(3 * time.Second).Should(Succeed())
+		Expect(c.Get(ctx, client.ObjectKeyFromObject(bmh), bmh)).To(Succeed())
+		Expect(bmh.Annotations).NotTo(HaveKey(HavePrefix("reboot.metal3.io")), "the reboot annotation is gone")
+		Expect(bmh.Annotations).NotTo(HaveKey(capm3v1beta2.UnhealthyAnnotation))
 		Expect(m.UID).To(Equal(machine.UID), "rebooted in place, not replaced")
 		Expect(m.Spec.ProviderID).To(Equal(machine.Spec.ProviderID))
 		AddReportEntry("CAPI: power off to Ready again", time.Since(start).Round(time.Second).String())
@@ -231,10 +244,10 @@ func capiSpecs() {
 		machine := workers[0]
 		host := capiHostOf(machine.Spec.ProviderID)
 
-		By("giving new remediations a short timeout, so that the one reboot allowed runs out quickly")
+		By("giving new remediations the shortest timeout CAPM3 allows (100 s), so that the reboot and its one retry run out soon")
 		tmpl := &capm3v1beta2.Metal3RemediationTemplate{ObjectMeta: metav1.ObjectMeta{Name: capiWorkers, Namespace: capiNamespace}}
 		Expect(c.Patch(ctx, tmpl, client.RawPatch(types.MergePatchType,
-			[]byte(`{"spec":{"template":{"spec":{"strategy":{"timeoutSeconds":30}}}}}`)))).To(Succeed())
+			[]byte(`{"spec":{"template":{"spec":{"strategy":{"timeoutSeconds":100}}}}}`)))).To(Succeed())
 
 		By("keeping the worker's host off through its BMC, whatever powers it on, until CAPM3 gives the Machine up")
 		bmh := &bmov1alpha1.BareMetalHost{}
@@ -253,7 +266,7 @@ func capiSpecs() {
 			if s.PowerState != gfredfish.OffPowerState {
 				g.Expect(s.Reset(gfredfish.ForceOffResetType)).To(Succeed())
 			}
-			g.Expect(rem.Status.Phase).To(Equal(capm3v1beta2.PhaseDeleting), "the remediation gives up after its reboot")
+			g.Expect(rem.Status.Phase).To(Equal(capm3v1beta2.PhaseDeleting), "the remediation gives up after its reboot and one retry")
 		}).WithContext(ctx).WithTimeout(10 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
 		AddReportEntry("CAPI: power off to remediation given up", time.Since(start).Round(time.Second).String())
 
@@ -320,9 +333,10 @@ func capiManifests() []client.Object {
 	return site.Manifests()
 }
 
-// capiRemediationManifests: a Reboot Metal3RemediationTemplate (one
-// reboot, then the Machine goes to its owner) and a MachineHealthCheck on
-// the workers whose node is not Ready for 10s.
+// capiRemediationManifests: a Reboot Metal3RemediationTemplate with a
+// retry limit of 1 (CAPM3 counts retries after the first reboot, so two
+// reboots, then the Machine goes to its owner) and a MachineHealthCheck
+// on the workers whose node is not Ready for 10s.
 func capiRemediationManifests() []client.Object {
 	return []client.Object{
 		&capm3v1beta2.Metal3RemediationTemplate{ObjectMeta: metav1.ObjectMeta{Name: capiWorkers, Namespace: capiNamespace},
@@ -429,4 +443,13 @@ func tearDownCAPI(ctx SpecContext) {
 	if capiRun.servers != nil {
 		capiRun.servers.Close()
 	}
+}
+
+// nodeBootID is the boot ID the node of a CAPI Machine reports now.
+func nodeBootID(ctx context.Context, m clusterv1.Machine) string {
+	Expect(m.Status.NodeRef.IsDefined()).To(BeTrue(), "Machine %s has a node", m.Name)
+	node := &corev1.Node{}
+	Expect(capiRun.workload.Get(ctx, client.ObjectKey{Name: m.Status.NodeRef.Name}, node)).To(Succeed())
+	Expect(node.Status.NodeInfo.BootID).NotTo(BeEmpty())
+	return node.Status.NodeInfo.BootID
 }

@@ -58,8 +58,6 @@ const (
 
 // Labels and annotations the bootstrap provider sets.
 const (
-	// MachineAnnotation on an Agent names the Machine it was approved for.
-	MachineAnnotation = "bootstrap.cluster.x-k8s.io/machine"
 	// ConfigLabel on an InfraEnv names the OpenshiftAssistedConfig that
 	// owns it.
 	ConfigLabel = "bootstrap.cluster.x-k8s.io/openshift-assisted-config"

@@ -10,10 +10,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util"
 
-	bootstrapv1 "github.com/paritylab/paritylab/providers/bootstrap/api/v1alpha2"
 	"github.com/paritylab/paritylab/providers/bootstrap/internal/ignition"
 	agentv1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
 )
@@ -97,21 +95,14 @@ func (r *Reconciler) desiredAgent(s *scope, a *agentv1.Agent) error {
 		return err
 	}
 	a.Spec.IgnitionConfigOverrides = override
-	if a.Labels == nil {
-		a.Labels = map[string]string{}
-	}
-	a.Labels[clusterv1.ClusterNameLabel] = s.machine.Spec.ClusterName
-	if a.Annotations == nil {
-		a.Annotations = map[string]string{}
-	}
-	a.Annotations[bootstrapv1.MachineAnnotation] = s.machine.Name
+	// Like CAPOA's, no label or annotation: an Agent is traced to its
+	// Machine through its InfraEnv, which the Machine owns.
 	return nil
 }
 
 func equalAgents(a, b *agentv1.Agent) bool {
 	return a.Spec.Approved == b.Spec.Approved && a.Spec.Role == b.Spec.Role && a.Spec.Hostname == b.Spec.Hostname &&
 		a.Spec.IgnitionConfigOverrides == b.Spec.IgnitionConfigOverrides && maps.Equal(a.Spec.NodeLabels, b.Spec.NodeLabels) &&
-		maps.Equal(a.Labels, b.Labels) && maps.Equal(a.Annotations, b.Annotations) &&
 		(a.Spec.ClusterDeploymentName == nil) == (b.Spec.ClusterDeploymentName == nil)
 }
 

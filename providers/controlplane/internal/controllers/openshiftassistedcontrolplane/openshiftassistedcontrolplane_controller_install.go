@@ -148,15 +148,16 @@ func (r *Reconciler) reconcileClusterDeployment(ctx context.Context, s *scope, p
 	case !apierrors.IsNotFound(err):
 		return fmt.Errorf("get ClusterDeployment: %w", err)
 	}
-	labels := map[string]string{clusterv1.ClusterNameLabel: s.cluster.Name}
 	cd = &hivev1.ClusterDeployment{
-		ObjectMeta: metav1.ObjectMeta{Name: s.cluster.Name, Namespace: s.cluster.Namespace, Labels: labels},
+		ObjectMeta: metav1.ObjectMeta{Name: s.cluster.Name, Namespace: s.cluster.Namespace,
+			// As CAPOA labels it: the control plane's Machine labels.
+			Labels: mergeLabels(s.cp.Spec.MachineTemplate.ObjectMeta.Labels, machineLabels(s.cp, s.cluster.Name))},
 		Spec: hivev1.ClusterDeploymentSpec{
 			ClusterName: clusterName(s),
 			BaseDomain:  s.cp.Spec.Config.BaseDomain,
-			Platform: hivev1.Platform{AgentBareMetal: &hiveagent.BareMetalPlatform{
-				AgentSelector: metav1.LabelSelector{MatchLabels: labels},
-			}},
+			// No agent selector, as CAPOA: each Machine's InfraEnv
+			// references the ClusterDeployment, so its Agents come bound.
+			Platform:      hivev1.Platform{AgentBareMetal: &hiveagent.BareMetalPlatform{}},
 			PullSecretRef: &corev1.LocalObjectReference{Name: pullSecret},
 			ClusterInstallRef: &hivev1.ClusterInstallLocalReference{
 				Group: hiveextv1.GroupName, Version: hiveextv1.Version, Kind: hiveextv1.AgentClusterInstallKind, Name: s.cluster.Name,

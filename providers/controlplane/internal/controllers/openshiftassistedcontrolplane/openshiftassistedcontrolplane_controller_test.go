@@ -8,6 +8,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
+	hiveagent "github.com/openshift/hive/apis/hive/v1/agent"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -57,7 +58,9 @@ func TestInstallObjects(t *testing.T) {
 	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "c"}, cd)).To(Succeed())
 	g.Expect(cd.Spec.ClusterName).To(Equal("c"))
 	g.Expect(cd.Spec.BaseDomain).To(Equal("example.com"))
-	g.Expect(cd.Spec.Platform.AgentBareMetal).NotTo(BeNil())
+	g.Expect(cd.Spec.Platform.AgentBareMetal).To(Equal(&hiveagent.BareMetalPlatform{}), "no agent selector, as CAPOA")
+	g.Expect(cd.Labels).To(Equal(map[string]string{clusterv1.ClusterNameLabel: "c", clusterv1.MachineControlPlaneLabel: "",
+		clusterv1.MachineControlPlaneNameLabel: f.get().Name, "team": "metal"}), "labelled as CAPOA labels it: the control plane's Machine labels")
 	g.Expect(cd.Spec.ClusterInstallRef).To(Equal(&hivev1.ClusterInstallLocalReference{
 		Group: hiveextv1.GroupName, Version: "v1beta1", Kind: "AgentClusterInstall", Name: "c"}))
 	g.Expect(cd.Spec.PullSecretRef.Name).To(Equal("cp-pull-secret"), "a placeholder pull secret when none is given")
