@@ -116,9 +116,6 @@ const (
 	// DefaultReleaseImageRepository is where OpenShift releases are
 	// published.
 	DefaultReleaseImageRepository = "quay.io/openshift-release-dev/ocp-release"
-	// InfrastructureTemplateAnnotation on a control-plane Machine names the
-	// infrastructure template its infrastructure was cloned from.
-	InfrastructureTemplateAnnotation = "controlplane.cluster.x-k8s.io/infrastructure-template"
 	// InstallConfigOverrideAnnotation on an OpenshiftAssistedControlPlane
 	// is JSON copied to the AgentClusterInstall's install-config overrides.
 	InstallConfigOverrideAnnotation = "controlplane.cluster.x-k8s.io/install-config-override"

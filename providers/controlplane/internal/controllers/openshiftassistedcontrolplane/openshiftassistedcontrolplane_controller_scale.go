@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apiserver/pkg/storage/names"
@@ -186,8 +187,7 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope, name string) (
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name, Namespace: s.cp.Namespace,
 			Labels: mergeLabels(tpl.ObjectMeta.Labels, labels),
-			Annotations: mergeLabels(mergeLabels(tpl.ObjectMeta.Annotations, machineRoleAnnotations),
-				map[string]string{controlplanev1.InfrastructureTemplateAnnotation: tpl.Spec.InfrastructureRef.Name}),
+			Annotations: mergeLabels(tpl.ObjectMeta.Annotations, machineRoleAnnotations),
 			OwnerReferences: []metav1.OwnerReference{*owner},
 		},
 		Spec: clusterv1.MachineSpec{
@@ -261,8 +261,13 @@ func (r *Reconciler) syncMachines(ctx context.Context, s *scope) error {
 				continue
 			}
 		}
+		from, err := r.clonedFrom(ctx, m)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
 		before = m.DeepCopy()
-		conditions.Set(m, upToDate(s, m))
+		conditions.Set(m, upToDate(s, from))
 		if !conditionsEqual(before, m, clusterv1.MachineUpToDateCondition) {
 			if err := r.Client.Status().Patch(ctx, m, client.MergeFrom(before)); err != nil {
 				errs = append(errs, fmt.Errorf("set UpToDate of Machine %s: %w", m.Name, err))
@@ -275,10 +280,10 @@ func (r *Reconciler) syncMachines(ctx context.Context, s *scope) error {
 // upToDate says whether a Machine matches the spec: cloned from the current
 // infrastructure template and running the desired release. Out-of-date
 // Machines are reported, not rolled: OpenShift updates nodes in place.
-func upToDate(s *scope, m *clusterv1.Machine) metav1.Condition {
+func upToDate(s *scope, from string) metav1.Condition {
 	c := metav1.Condition{Type: clusterv1.MachineUpToDateCondition, Status: metav1.ConditionTrue, Reason: clusterv1.MachineUpToDateReason}
 	ref := s.cp.Spec.MachineTemplate.Spec.InfrastructureRef
-	if from := clonedFrom(m); from != "" && from != ref.Name {
+	if from != "" && from != ref.Name {
 		c.Status, c.Reason = metav1.ConditionFalse, clusterv1.MachineNotUpToDateReason
 		c.Message = fmt.Sprintf("cloned from %s %s, the spec now names %s; replace the Machine to apply it", ref.Kind, from, ref.Name)
 		return c
@@ -290,9 +295,20 @@ func upToDate(s *scope, m *clusterv1.Machine) metav1.Condition {
 	return c
 }
 
-// clonedFrom is the infrastructure template a Machine was made from.
-func clonedFrom(m *clusterv1.Machine) string {
-	return m.Annotations[controlplanev1.InfrastructureTemplateAnnotation]
+// clonedFrom is the infrastructure template a Machine's infrastructure
+// was cloned from: Cluster API's cloned-from-name annotation on the clone,
+// read as the kubeadm control plane reads it (the Machine itself carries
+// no record, as CAPOA's Machines carry none). Empty when the clone is gone
+// or says nothing.
+func (r *Reconciler) clonedFrom(ctx context.Context, m *clusterv1.Machine) (string, error) {
+	infra, err := external.GetObjectFromContractVersionedRef(ctx, r.Client, m.Spec.InfrastructureRef, m.Namespace)
+	switch {
+	case apierrors.IsNotFound(err):
+		return "", nil
+	case err != nil:
+		return "", fmt.Errorf("get the infrastructure of Machine %s: %w", m.Name, err)
+	}
+	return infra.GetAnnotations()[clusterv1.TemplateClonedFromNameAnnotation], nil
 }
 
 func conditionsEqual(a, b *clusterv1.Machine, t string) bool {

@@ -40,8 +40,8 @@ func TestScaleUpOneMachinePerReconcile(t *testing.T) {
 		g.Expect(m.Labels).To(Equal(map[string]string{
 			clusterv1.ClusterNameLabel: "c", clusterv1.MachineControlPlaneLabel: "", clusterv1.MachineControlPlaneNameLabel: "cp", "team": "metal",
 		}))
-		g.Expect(m.Annotations).To(HaveKeyWithValue("note", "cp"))
-		g.Expect(m.Annotations).To(HaveKeyWithValue("bmac.agent-install.openshift.io/role", "master"), "as CAPOA annotates control-plane Machines")
+		g.Expect(m.Annotations).To(Equal(map[string]string{"note": "cp", "bmac.agent-install.openshift.io/role": "master"}),
+			"the template's annotations and the one CAPOA adds to control-plane Machines, no other")
 		g.Expect(metav1.IsControlledBy(&m, cp)).To(BeTrue())
 		g.Expect(m.Spec.ClusterName).To(Equal("c"))
 		g.Expect(m.Spec.Deletion.NodeDrainTimeoutSeconds).To(HaveValue(BeEquivalentTo(120)))
