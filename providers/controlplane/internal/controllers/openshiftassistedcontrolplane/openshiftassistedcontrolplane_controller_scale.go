@@ -186,8 +186,8 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope, name string) (
 	machine := &clusterv1.Machine{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name, Namespace: s.cp.Namespace,
-			Labels: mergeLabels(tpl.ObjectMeta.Labels, labels),
-			Annotations: mergeLabels(tpl.ObjectMeta.Annotations, machineRoleAnnotations),
+			Labels:          mergeLabels(tpl.ObjectMeta.Labels, labels),
+			Annotations:     mergeLabels(tpl.ObjectMeta.Annotations, machineRoleAnnotations),
 			OwnerReferences: []metav1.OwnerReference{*owner},
 		},
 		Spec: clusterv1.MachineSpec{
