@@ -24,7 +24,7 @@ func day1Mutations() []mutation {
 		{"capi-machine-provider-id-of-another", s, capiMachineProviderIDOfAnother, []string{"objects/machine/links"}},
 		{"capi-machine-set-machines-not-ready", s, capiMachineSetMachinesNotReady, []string{"objects/machine-set/conditions"}},
 		{"capi-machine-set-one-of-two-ready", s, capiMachineSetOneOfTwoReady, []string{"objects/machine-set/replicas"}},
-		{"mapi-agent-without-host-label", s, mapiAgentWithoutHostLabel, []string{"objects/agent/metadata"}},
+		{"mapi-agent-without-infraenv-label", s, mapiAgentWithoutInfraEnvLabel, []string{"objects/agent/metadata"}},
 		{"capi-host-provisioned-twice", s, capiHostProvisionedTwice, []string{"objects/host/provisioning"}},
 		{"capi-host-given-live-iso", s, capiHostGivenLiveISO, []string{"objects/host/provisioning"}},
 		{"capi-hosts-share-user-data", s, capiHostsShareUserData, []string{"objects/host/provisioning"}},
@@ -119,12 +119,12 @@ func capiMachineSetOneOfTwoReady(t *testing.T, m, c *Observation) {
 	endReplicas(c, findObject(t, c, "machine-set", hasReplicas), 2, 1, 1)
 }
 
-// One of the five ZTP Agents does not name its host: an explained line
-// shows four times under MAPI and five under CAPI, and the entry
+// One of the five ZTP Agents does not name its InfraEnv: an explained
+// line shows four times under MAPI and five under CAPI, and the entry
 // (agent-provenance) pairs them one to one.
-func mapiAgentWithoutHostLabel(t *testing.T, m, c *Observation) {
-	agent := findObject(t, m, "agent", func(o *Object) bool { return o.Labels["agent-install.openshift.io/bmh"] != "" })
-	delete(agent.Labels, "agent-install.openshift.io/bmh")
+func mapiAgentWithoutInfraEnvLabel(t *testing.T, m, c *Observation) {
+	agent := findObject(t, m, "agent", func(o *Object) bool { return o.Labels["infraenvs.agent-install.openshift.io"] != "" })
+	delete(agent.Labels, "infraenvs.agent-install.openshift.io")
 }
 
 // A CAPI host is provisioned a second time, with new user data.

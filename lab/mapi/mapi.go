@@ -128,7 +128,7 @@ func addControllers(mgr manager.Manager, mopts manager.Options, opts Options, im
 	}
 	appr := &approver{client: mgr.GetClient(), certs: certs, namespace: opts.Namespace, recheck: opts.Retry, log: opts.Logger.WithName("machine-approver")}
 	return errors.Join(
-		wrap("machine controller", maomachine.AddWithActuator(mgr, actuator, gate)),
+		wrap("machine controller", maomachine.AddWithActuator(hostAndNodeWatches{mgr}, actuator, gate)),
 		wrap("machineset controller", maomachineset.Add(mgr, mopts, gate)),
 		wrap("machinehealthcheck controller", maomhc.Add(mgr, mopts)),
 		wrap("nodelink controller", maonodelink.Add(mgr, mopts)),

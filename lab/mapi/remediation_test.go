@@ -132,6 +132,13 @@ func unhealthyNode(t *testing.T, name string) *corev1.Node {
 // runMHCController runs MAO's MachineHealthCheck controller until ctx ends.
 func runMHCController(ctx context.Context, t *testing.T) {
 	t.Helper()
+	runManager(ctx, t, func(mgr manager.Manager, opts manager.Options) error { return maomhc.Add(mgr, opts) })
+}
+
+// runManager runs a manager of the test cluster with what add adds, until
+// the test ends.
+func runManager(ctx context.Context, t *testing.T, add func(manager.Manager, manager.Options) error) {
+	t.Helper()
 	s, err := Scheme()
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +149,7 @@ func runMHCController(ctx context.Context, t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := maomhc.Add(mgr, opts); err != nil {
+	if err := add(mgr, opts); err != nil {
 		t.Fatal(err)
 	}
 	mctx, stop := context.WithCancel(ctx)
