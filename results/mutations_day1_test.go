@@ -42,7 +42,7 @@ func day1Mutations() []mutation {
 		{"capi-host-without-consumer", s, capiHostWithoutConsumer, []string{"hosts/consumer"}},
 		{"capi-host-extra-power-cycle", s, capiHostExtraPowerCycle, []string{"hosts/bmc"}},
 		// milestones, durations
-		{"capi-slower-to-running-machines", s, capiSlowerToRunningMachines, []string{"durations/machines-running"}},
+		{"capi-slower-to-running-machines", s, capiSlowerToRunningMachines, []string{"durations/machines-running", "durations/total"}},
 		{"milestone-plans-differ", s, milestonePlansDiffer, []string{"milestones", "durations/machines-running", "durations/machines-provisioned"}},
 		// events
 		{"mapi-machine-create-warning", s, mapiMachineCreateWarning, []string{"events/warnings"}},
@@ -210,8 +210,9 @@ func capiHostExtraPowerCycle(t *testing.T, m, c *Observation) {
 	h.BMC = append(h.BMC, BMCOperation{At: c.FinishedAt, Operation: "power:ForceRestart"})
 }
 
-// CAPI takes 40 s more from Ready Nodes to Running Machines: 6.8× and
-// 52 s more than MAPI.
+// CAPI takes 40 s more from Ready Nodes to Running Machines (52 s against
+// MAPI's few milliseconds in the recorded run), which also takes its whole
+// run beyond the tolerance (2m19s against 1m21s).
 func capiSlowerToRunningMachines(t *testing.T, m, c *Observation) {
 	delay(t, c, "machines-running", 40*time.Second)
 }
