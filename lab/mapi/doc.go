@@ -6,13 +6,18 @@
 // BareMetalHosts in openshift-machine-api, and a node client CSR approver
 // in the role of cluster-machine-approver.
 //
-// The actuator follows the upstream bare-metal actuator's contract
-// (shared/reference/parity.md): host choice among the Machine's
-// namespace's BareMetalHosts, consumerRef kind Machine, the
-// metal3.io/BareMetalHost annotation, providerID
-// baremetalhost:///<ns>/<bmh>/<uid> on the Machine and its Node, image and
-// user data provisioning, deprovisioning on delete, and the
-// external-baremetal remediation strategy of MachineHealthChecks.
+// The actuator is a port of the upstream bare-metal actuator
+// (openshift/cluster-api-provider-baremetal, actuator.go): host choice
+// among the Machine's namespace's BareMetalHosts, consumerRef kind
+// Machine, the metal3.io/BareMetalHost and machine.openshift.io/instance-state
+// annotations, InsufficientResources while no host is free, Exists only
+// while the host is provisioned (or externally provisioned, unmanaged,
+// registering), providerID baremetalhost:///<ns>/<bmh>/<uid> set once on
+// the Machine and its Node, image and user data provisioning,
+// deprovisioning on delete, and the external-baremetal remediation
+// strategy of MachineHealthChecks with its power-on timeout. As upstream's
+// manager wrapper does, MAO's Machine controllers also watch
+// BareMetalHosts and Nodes.
 //
 // Start also does what the installer does for the machine API of a
 // bare-metal cluster: it writes the shared worker user data Secret

@@ -2,6 +2,7 @@ package mapi
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,29 +70,33 @@ func TestExternalBaremetalRemediation(t *testing.T) {
 		return externalRemediationRequested(m)
 	})
 
-	step := func(what string, wantDone bool) {
-		t.Helper()
-		get(t, m)
-		err := a.Update(ctx, m)
-		if wantDone && err != nil || !wantDone && !isRequeue(err) {
-			t.Fatalf("%s: Update returned %v", what, err)
-		}
-		get(t, h)
-	}
+	step := stepper(ctx, t, a, m, h)
 	step("power off requested", false)
-	if _, ok := h.Annotations[PowerOffAnnotation]; !ok {
-		t.Fatalf("host lacks %s: %v", PowerOffAnnotation, h.Annotations)
+	if h.Annotations[PowerOffAnnotation] != `{"mode":"hard"}` {
+		t.Fatalf("host lacks %s (hard): %v", PowerOffAnnotation, h.Annotations)
 	}
-	step("still powered on", false)
-	get(t, node)
+	step("still powered on: nothing to do until the host's next event", true)
+	if _, ok := m.Annotations[NodeLabelsBackupAnnotation]; ok {
+		t.Fatal("node backed up while the host is still on")
+	}
 	setHostStatus(t, h, func(s *bmov1alpha1.BareMetalHostStatus) { s.PoweredOn = false })
-	step("node deleted", false)
+	step("node backed up and deleted", false)
 	if err := suite.client.Get(ctx, client.ObjectKeyFromObject(node), &corev1.Node{}); !apierrors.IsNotFound(err) {
 		t.Fatalf("node not deleted once the host is off: %v", err)
 	}
+	step("marked powered off for remediation", true)
+	if _, ok := m.Annotations[PoweredOffForRemediationAnnotation]; !ok {
+		t.Fatalf("machine lacks %s: %v", PoweredOffForRemediationAnnotation, m.Annotations)
+	}
+	before := time.Now()
 	step("power on", false)
 	if _, ok := h.Annotations[PowerOffAnnotation]; ok {
 		t.Fatal("power-off annotation kept after the node was deleted")
+	}
+	due, err := time.Parse(time.RFC3339, m.Annotations[PowerOnTimeoutAtAnnotation])
+	if want := before.Add(10 * time.Minute); err != nil || due.Before(want.Add(-time.Minute)) || due.After(want.Add(time.Minute)) {
+		t.Errorf("%s = %q; want about 10 minutes from now (the MHC's nodeStartupTimeout, defaulted by its CRD)",
+			PowerOnTimeoutAtAnnotation, m.Annotations[PowerOnTimeoutAtAnnotation])
 	}
 	step("waiting for the node", false)
 	back := newNode(t, "remediate-host", nil)
@@ -103,9 +108,112 @@ func TestExternalBaremetalRemediation(t *testing.T) {
 	if _, ok := back.Labels["node-role.kubernetes.io/worker"]; !ok {
 		t.Errorf("node role label not restored: %v", back.Labels)
 	}
-	get(t, m)
-	if externalRemediationRequested(m) || m.Annotations[NodeBackupAnnotation] != "" {
-		t.Errorf("remediation annotations left on the Machine: %v", m.Annotations)
+	step("done", true)
+	for _, k := range []string{ExternalRemediationAnnotation, PoweredOffForRemediationAnnotation, PowerOnTimeoutAtAnnotation,
+		NodeLabelsBackupAnnotation, NodeAnnotationsBackupAnnotation} {
+		if _, ok := m.Annotations[k]; ok {
+			t.Errorf("remediation annotation %s left on the Machine", k)
+		}
+	}
+}
+
+// Upstream deletes a remediated Machine whose Node is not back by the
+// MHC's nodeStartupTimeout, so that its owner replaces it, only if it can
+// be reprovisioned: a controller owns it, it is no master, and its host is
+// not externally provisioned. Otherwise it keeps waiting.
+func TestRemediationDeletesOnlyReprovisionableMachinesWhoseNodeIsLate(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		owned      bool
+		role       string
+		external   bool
+		wantDelete bool
+	}{
+		{name: "owned worker", owned: true, role: "worker", wantDelete: true},
+		{name: "no owner", role: "worker"},
+		{name: "owned master", owned: true, role: "master"},
+		{name: "externally provisioned host", owned: true, role: "worker", external: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			name := "late-" + strings.ReplaceAll(tc.name, " ", "-")
+			h := newHost(t, name, map[string]string{"late": name}, nil)
+			m := newMachine(t, name, HostSelector{MatchLabels: map[string]string{"late": name}})
+			a := testActuator()
+			create(t, a, m)
+			if tc.external {
+				get(t, h)
+				h.Spec.ExternallyProvisioned = true
+				if err := suite.client.Update(ctx, h); err != nil {
+					t.Fatal(err)
+				}
+			}
+			setHostStatus(t, h, func(s *bmov1alpha1.BareMetalHostStatus) {
+				s.Provisioning.State, s.PoweredOn = bmov1alpha1.StateProvisioned, false
+			})
+			update(t, a, m)
+			labelMachine(ctx, t, m, name, tc.role, tc.owned)
+			mhc := &machinev1beta1.MachineHealthCheck{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: workload.MachineAPINamespace},
+				Spec: machinev1beta1.MachineHealthCheckSpec{
+					Selector:           metav1.LabelSelector{MatchLabels: map[string]string{"pool": name}},
+					NodeStartupTimeout: &metav1.Duration{Duration: time.Second},
+				}}
+			if err := suite.client.Create(ctx, mhc); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = suite.client.Delete(context.Background(), mhc) })
+			step := stepper(ctx, t, a, m, h)
+			step("power off requested", false)
+			step("marked powered off (no node)", true)
+			step("power on", false)
+			time.Sleep(1500 * time.Millisecond)
+			step("past the MHC's nodeStartupTimeout", false)
+			err := suite.client.Get(ctx, client.ObjectKeyFromObject(m), &machinev1beta1.Machine{})
+			if deleted := apierrors.IsNotFound(err); deleted != tc.wantDelete {
+				t.Errorf("machine deleted = %v (%v); want %v", deleted, err, tc.wantDelete)
+			}
+		})
+	}
+}
+
+// stepper returns a function that runs one Update of a Machine under
+// remediation, as the Machine controller would, checks whether it asked
+// to be requeued, and reads the Machine and its host back.
+func stepper(ctx context.Context, t *testing.T, a *Actuator, m *machinev1beta1.Machine, h *bmov1alpha1.BareMetalHost) func(what string, wantDone bool) {
+	return func(what string, wantDone bool) {
+		t.Helper()
+		get(t, m)
+		err := a.Update(ctx, m)
+		if wantDone && err != nil || !wantDone && !isRequeue(err) {
+			t.Fatalf("%s: Update returned %v", what, err)
+		}
+		if err := suite.client.Get(ctx, client.ObjectKeyFromObject(m), m); client.IgnoreNotFound(err) != nil {
+			t.Fatal(err)
+		}
+		get(t, h)
+	}
+}
+
+// labelMachine gives the Machine the MHC's pool label, a role and, if
+// owned, a MachineSet as its controller; then asks for its remediation as
+// the MHC controller would.
+func labelMachine(ctx context.Context, t *testing.T, m *machinev1beta1.Machine, pool, role string, owned bool) {
+	t.Helper()
+	patch := client.MergeFrom(m.DeepCopy())
+	m.Labels = map[string]string{"pool": pool, machineRoleLabel: role}
+	m.Annotations[ExternalRemediationAnnotation] = ""
+	if owned {
+		ms := &machinev1beta1.MachineSet{ObjectMeta: metav1.ObjectMeta{Name: pool, Namespace: m.Namespace},
+			Spec: machinev1beta1.MachineSetSpec{Selector: metav1.LabelSelector{MatchLabels: map[string]string{"set": pool}}}}
+		if err := suite.client.Create(ctx, ms); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = suite.client.Delete(context.Background(), ms) })
+		m.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(ms, machinev1beta1.SchemeGroupVersion.WithKind("MachineSet"))}
+	}
+	if err := suite.client.Patch(ctx, m, patch); err != nil {
+		t.Fatal(err)
 	}
 }
 
