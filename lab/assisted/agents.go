@@ -35,7 +35,7 @@ func (s *Service) infraEnvByID(ctx context.Context, id string) (*agentv1beta1.In
 // again (it rebooted) keeps its Agent.
 func (s *Service) ensureAgent(ctx context.Context, ie *agentv1beta1.InfraEnv, hostID, version string) error {
 	agent := &agentv1beta1.Agent{}
-	err := s.client.Get(ctx, client.ObjectKey{Namespace: ie.Namespace, Name: hostID}, agent)
+	err := s.apiReader.Get(ctx, client.ObjectKey{Namespace: ie.Namespace, Name: hostID}, agent)
 	if err == nil {
 		if agent.Labels[agentv1beta1.InfraEnvNameLabel] != ie.Name {
 			return &conflictError{msg: fmt.Sprintf("host %s is registered with InfraEnv %q", hostID, agent.Labels[agentv1beta1.InfraEnvNameLabel])}
@@ -69,10 +69,12 @@ func (s *Service) ensureAgent(ctx context.Context, ie *agentv1beta1.InfraEnv, ho
 	})
 }
 
-// agentOf finds a registered host's Agent.
+// agentOf finds a registered host's Agent. It reads the API server, not the
+// cache: a host answers its first step right after registering, and the
+// service's database would already know it (the cache may not yet).
 func (s *Service) agentOf(ctx context.Context, hostID string) (*agentv1beta1.Agent, error) {
 	list := &agentv1beta1.AgentList{}
-	if err := s.client.List(ctx, list); err != nil {
+	if err := s.apiReader.List(ctx, list); err != nil {
 		return nil, err
 	}
 	for i := range list.Items {
