@@ -67,6 +67,25 @@ func CAPM3(version string) Set {
 	}
 }
 
+// MachineAPIRemediation is the metal3 remediation API (Metal3Remediation
+// and its template) as OpenShift's bare-metal machine controller serves it
+// in a cluster next to the machine API: CAPM3's v1beta1 version, stored,
+// with no conversion webhook (cluster-api-provider-baremetal's own
+// manifests declare v1beta1 the storage version). The CRDs are read from
+// the CAPM3 module at version.
+func MachineAPIRemediation(version string) Set {
+	return Set{
+		Name:          "metal3 remediation (machine API)",
+		Module:        CAPM3Module,
+		ModuleVersion: version,
+		Files: []string{
+			"config/crd/bases/infrastructure.cluster.x-k8s.io_metal3remediations.yaml",
+			"config/crd/bases/infrastructure.cluster.x-k8s.io_metal3remediationtemplates.yaml",
+		},
+		OnlyVersion: "v1beta1",
+	}
+}
+
 // Hive is the part of hive's API the assisted flow uses.
 func Hive() Set {
 	return Set{

@@ -1,6 +1,7 @@
 package crds
 
 import (
+	"strings"
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -109,5 +110,31 @@ func TestUpstreamCAPM3CRDsAreV1beta2ContractFromTheModule(t *testing.T) {
 		if v, err := newestContractVersion(crd.Labels); err != nil || v != "v1beta2" {
 			t.Errorf("%s: newest contract version %q (%v), want v1beta2", crd.Name, v, err)
 		}
+	}
+}
+
+// A machine-API cluster gets Metal3Remediation and its template in CAPM3's
+// v1beta1 version only, stored, without the conversion webhook of the hub.
+func TestMachineAPIRemediationServesOnlyV1beta1(t *testing.T) {
+	loaded, err := MachineAPIRemediation(binaries.CAPM3Version).Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, crd := range loaded {
+		names = append(names, crd.Name)
+		if len(crd.Spec.Versions) != 1 || crd.Spec.Versions[0].Name != "v1beta1" ||
+			!crd.Spec.Versions[0].Served || !crd.Spec.Versions[0].Storage || crd.Spec.Conversion != nil {
+			t.Errorf("%s: versions %+v conversion %+v; want v1beta1 alone, served and stored", crd.Name, crd.Spec.Versions, crd.Spec.Conversion)
+		}
+	}
+	want := []string{"metal3remediations.infrastructure.cluster.x-k8s.io", "metal3remediationtemplates.infrastructure.cluster.x-k8s.io"}
+	if len(names) != 2 || names[0] != want[0] || names[1] != want[1] {
+		t.Errorf("CRDs %v, want %v", names, want)
+	}
+	bad := MachineAPIRemediation(binaries.CAPM3Version)
+	bad.OnlyVersion = "v1alpha9"
+	if _, err := bad.Load(); err == nil || !strings.Contains(err.Error(), "has no version v1alpha9") {
+		t.Errorf("a version the CRD lacks: %v", err)
 	}
 }

@@ -39,6 +39,10 @@ type Set struct {
 	// old version (CAPI keeps v1alpha3/v1alpha4 in internal packages) then
 	// fails on every event. A fresh hub never stored those versions.
 	DropUnserved bool
+	// OnlyVersion, when set, keeps only this version of every CRD and
+	// stores it, for a cluster that serves one version of a module's API
+	// without the conversion webhook its other versions need.
+	OnlyVersion string
 }
 
 // Load reads and decodes every CRD of the set, sorted by name.
@@ -68,6 +72,11 @@ func (s Set) Load() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 		s.label(crd)
 		if s.DropUnserved {
 			dropUnserved(crd)
+		}
+		if s.OnlyVersion != "" {
+			if err := keepOnly(crd, s.OnlyVersion); err != nil {
+				return nil, fmt.Errorf("CRD set %s: %w", s.Name, err)
+			}
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
@@ -115,6 +124,19 @@ func dropUnserved(crd *apiextensionsv1.CustomResourceDefinition) {
 		}
 	}
 	crd.Spec.Versions = kept
+}
+
+// keepOnly leaves one served and stored version and no conversion.
+func keepOnly(crd *apiextensionsv1.CustomResourceDefinition, version string) error {
+	for _, v := range crd.Spec.Versions {
+		if v.Name == version {
+			v.Served, v.Storage = true, true
+			crd.Spec.Versions = []apiextensionsv1.CustomResourceDefinitionVersion{v}
+			crd.Spec.Conversion = nil
+			return nil
+		}
+	}
+	return fmt.Errorf("CRD %s has no version %s", crd.Name, version)
 }
 
 // decodeFile reads every CRD document of a (possibly multi-document) YAML file.

@@ -19,6 +19,14 @@
 // manager wrapper does, MAO's Machine controllers also watch
 // BareMetalHosts and Nodes.
 //
+// Next to it runs a port of the same repository's Metal3Remediation
+// controller (metal3remediation_controller.go and the remediation
+// manager): MHCs whose remediationTemplate names a
+// Metal3RemediationTemplate get reboots with node backup and restore, a
+// retry limit, the capi.metal3.io/unhealthy host annotation and the
+// deletion of reprovisionable Machines. Its CRDs are CAPM3's v1beta1
+// version, which the upstream controller serves (crds.MachineAPIRemediation).
+//
 // Start also does what the installer does for the machine API of a
 // bare-metal cluster: it writes the shared worker user data Secret
 // (worker-user-data, a bootstrap credential instead of per-node

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+	capm3v1beta1 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta1"
 	openshiftfeatures "github.com/openshift/api/features"
 	machinev1beta1 "github.com/openshift/api/machine/v1beta1"
 	maomachine "github.com/openshift/machine-api-operator/pkg/controller/machine"
@@ -42,7 +43,8 @@ type MachineAPI struct {
 
 // Start writes the installer's machine API objects into the cluster and
 // runs, in one manager, MAO's Machine (with our actuator), MachineSet,
-// MachineHealthCheck and nodelink controllers, the bare-metal operator
+// MachineHealthCheck and nodelink controllers, the bare-metal machine
+// controller's Metal3Remediation controller, the bare-metal operator
 // for the cluster's hosts and the node CSR approver. They run until Stop.
 func Start(ctx context.Context, opts Options) (_ *MachineAPI, retErr error) {
 	if err := opts.defaults(); err != nil {
@@ -82,7 +84,8 @@ func Start(ctx context.Context, opts Options) (_ *MachineAPI, retErr error) {
 // Scheme holds the types the machine API reads and writes.
 func Scheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
-	err := errors.Join(clientgoscheme.AddToScheme(s), machinev1beta1.Install(s), bmov1alpha1.AddToScheme(s), certificatesv1.AddToScheme(s))
+	err := errors.Join(clientgoscheme.AddToScheme(s), machinev1beta1.Install(s), bmov1alpha1.AddToScheme(s), certificatesv1.AddToScheme(s),
+		capm3v1beta1.AddToScheme(s))
 	if err != nil {
 		return nil, fmt.Errorf("machine API scheme: %w", err)
 	}
@@ -132,6 +135,7 @@ func addControllers(mgr manager.Manager, mopts manager.Options, opts Options, im
 		wrap("machineset controller", maomachineset.Add(mgr, mopts, gate)),
 		wrap("machinehealthcheck controller", maomhc.Add(mgr, mopts)),
 		wrap("nodelink controller", maonodelink.Add(mgr, mopts)),
+		wrap("metal3remediation controller", (&metal3RemediationReconciler{client: mgr.GetClient(), log: opts.Logger.WithName("metal3remediation")}).setupWithManager(mgr)),
 		wrap("machine approver", appr.setupWithManager(mgr)),
 		wrap("bare-metal operator", bmo.SetupWithManager(context.Background(), mgr)),
 		wrap("node image server", mgr.Add(img)),

@@ -79,7 +79,7 @@ func (a *Actuator) remediate(ctx context.Context, m *machinev1beta1.Machine, h *
 	switch {
 	case !poweredOff && !powerOffRequested:
 		a.log.Info("Remediation: unhealthy machine, requesting power off", "machine", m.Name, "host", h.Name)
-		if err := a.setHostAnnotation(ctx, h, PowerOffAnnotation, `{"mode":"hard"}`); err != nil {
+		if err := annotateHost(ctx, a.client, h, PowerOffAnnotation, `{"mode":"hard"}`); err != nil {
 			return err
 		}
 		return a.requeue("power off")
@@ -131,7 +131,7 @@ func (a *Actuator) powerOn(ctx context.Context, m *machinev1beta1.Machine, h *bm
 	if err := a.setMachineAnnotations(ctx, m, map[string]string{PowerOnTimeoutAtAnnotation: deadline}); err != nil {
 		return err
 	}
-	if err := a.setHostAnnotation(ctx, h, PowerOffAnnotation, ""); err != nil {
+	if err := annotateHost(ctx, a.client, h, PowerOffAnnotation, ""); err != nil {
 		return err
 	}
 	a.log.Info("Remediation: host powering on", "machine", m.Name, "host", h.Name, "nodeDueBy", deadline)
@@ -259,23 +259,6 @@ func (a *Actuator) removeMachineAnnotations(ctx context.Context, m *machinev1bet
 	}
 	if err := a.client.Patch(ctx, m, patch); err != nil {
 		return fmt.Errorf("remove remediation annotations of machine %s: %w", m.Name, err)
-	}
-	return nil
-}
-
-// setHostAnnotation sets (value != "") or removes an annotation.
-func (a *Actuator) setHostAnnotation(ctx context.Context, h *bmov1alpha1.BareMetalHost, key, value string) error {
-	patch := client.MergeFrom(h.DeepCopy())
-	if value == "" {
-		delete(h.Annotations, key)
-	} else {
-		if h.Annotations == nil {
-			h.Annotations = map[string]string{}
-		}
-		h.Annotations[key] = value
-	}
-	if err := a.client.Patch(ctx, h, patch); err != nil {
-		return fmt.Errorf("annotate BareMetalHost %s: %w", h.Name, err)
 	}
 	return nil
 }

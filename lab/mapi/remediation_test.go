@@ -45,12 +45,7 @@ func TestExternalBaremetalRemediation(t *testing.T) {
 	if err := suite.client.Patch(ctx, m, patch); err != nil {
 		t.Fatal(err)
 	}
-	spatch := client.MergeFrom(m.DeepCopy())
-	m.Status.NodeRef = &corev1.ObjectReference{Kind: "Node", Name: node.Name, UID: node.UID}
-	m.Status.LastUpdated = ptr.To(metav1.Now())
-	if err := suite.client.Status().Patch(ctx, m, spatch); err != nil {
-		t.Fatal(err)
-	}
+	setNodeRef(ctx, t, m, node)
 
 	runMHCController(ctx, t)
 	mhc := &machinev1beta1.MachineHealthCheck{
@@ -200,9 +195,20 @@ func stepper(ctx context.Context, t *testing.T, a *Actuator, m *machinev1beta1.M
 // the MHC controller would.
 func labelMachine(ctx context.Context, t *testing.T, m *machinev1beta1.Machine, pool, role string, owned bool) {
 	t.Helper()
+	poolMachine(ctx, t, m, pool, role, owned)
+	patch := client.MergeFrom(m.DeepCopy())
+	m.Annotations[ExternalRemediationAnnotation] = ""
+	if err := suite.client.Patch(ctx, m, patch); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// poolMachine gives the Machine the MHC's pool label, a role and, if
+// owned, a MachineSet as its controller.
+func poolMachine(ctx context.Context, t *testing.T, m *machinev1beta1.Machine, pool, role string, owned bool) {
+	t.Helper()
 	patch := client.MergeFrom(m.DeepCopy())
 	m.Labels = map[string]string{"pool": pool, machineRoleLabel: role}
-	m.Annotations[ExternalRemediationAnnotation] = ""
 	if owned {
 		ms := &machinev1beta1.MachineSet{ObjectMeta: metav1.ObjectMeta{Name: pool, Namespace: m.Namespace},
 			Spec: machinev1beta1.MachineSetSpec{Selector: metav1.LabelSelector{MatchLabels: map[string]string{"set": pool}}}}
@@ -213,6 +219,18 @@ func labelMachine(ctx context.Context, t *testing.T, m *machinev1beta1.Machine, 
 		m.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(ms, machinev1beta1.SchemeGroupVersion.WithKind("MachineSet"))}
 	}
 	if err := suite.client.Patch(ctx, m, patch); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// setNodeRef links the Machine to its Node, as the nodelink controller
+// would.
+func setNodeRef(ctx context.Context, t *testing.T, m *machinev1beta1.Machine, node *corev1.Node) {
+	t.Helper()
+	patch := client.MergeFrom(m.DeepCopy())
+	m.Status.NodeRef = &corev1.ObjectReference{Kind: "Node", Name: node.Name, UID: node.UID}
+	m.Status.LastUpdated = ptr.To(metav1.Now())
+	if err := suite.client.Status().Patch(ctx, m, patch); err != nil {
 		t.Fatal(err)
 	}
 }

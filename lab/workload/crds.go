@@ -1,6 +1,9 @@
 package workload
 
-import "github.com/paritylab/paritylab/lab/crds"
+import (
+	"github.com/paritylab/paritylab/lab/binaries"
+	"github.com/paritylab/paritylab/lab/crds"
+)
 
 // ConfigAPI is the part of OpenShift's config.openshift.io API a workload
 // cluster carries (ClusterVersion and Infrastructure), read from the
@@ -18,7 +21,8 @@ func ConfigAPI() crds.Set {
 }
 
 // crdSets are the APIs of a workload cluster: OpenShift runs the machine
-// API and the bare-metal operator inside the cluster it manages.
+// API, its bare-metal remediation and the bare-metal operator inside the
+// cluster it manages.
 func crdSets() []crds.Set {
-	return []crds.Set{ConfigAPI(), crds.MachineAPI(), crds.Metal3()}
+	return []crds.Set{ConfigAPI(), crds.MachineAPI(), crds.MachineAPIRemediation(binaries.CAPM3Version), crds.Metal3()}
 }
