@@ -54,6 +54,11 @@ type UpInput struct {
 	// it down, for people watching (e.g. progress.NewLines); bringing up
 	// many hosts takes minutes. Default none.
 	Progress lab.Progress
+	// MachineController, when set, is the upstream bare-metal machine
+	// controller binary the workload clusters' machine APIs run
+	// (lab.Options.MachineController); the e2e config's
+	// MAPI_MACHINE_CONTROLLER variable.
+	MachineController string
 	// StateDir is where the lab keeps its state (it must not exist yet);
 	// default a new temp dir. TearDown removes it.
 	StateDir string
@@ -70,7 +75,8 @@ func BringUp(ctx context.Context, in UpInput) ([]byte, error) {
 		return nil, err
 	}
 	logDir := LabLogDir(in.ArtifactsDir)
-	l, err := lab.Up(ctx, lab.Options{StateDir: stateDir, LogDir: logDir, Hosts: in.Hosts, Host: in.Host, Logger: in.Logger, Progress: in.Progress})
+	l, err := lab.Up(ctx, lab.Options{StateDir: stateDir, LogDir: logDir, Hosts: in.Hosts, Host: in.Host, Logger: in.Logger, Progress: in.Progress,
+		MachineController: in.MachineController})
 	if err != nil {
 		os.RemoveAll(stateDir)
 		return nil, err

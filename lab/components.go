@@ -10,6 +10,7 @@ import (
 	"github.com/paritylab/paritylab/lab/binaries"
 	"github.com/paritylab/paritylab/lab/capm3"
 	"github.com/paritylab/paritylab/lab/crds"
+	"github.com/paritylab/paritylab/lab/mapi"
 )
 
 // ComponentRecord says which implementation, at which version, runs one
@@ -44,15 +45,15 @@ const componentsFile = "components.json"
 const (
 	ownBMO       = "paritylab lab/metal3 (bare-metal operator stand-in)"
 	ownAssisted  = "paritylab lab/assisted (assisted-service stand-in)"
-	ownActuator  = "paritylab lab/mapi (port of cluster-api-provider-baremetal's actuator)"
 	ownProviders = "paritylab providers"
 	ownBMC       = "paritylab lab/redfish (Redfish emulator, libvirt backend)"
 )
 
 // hubComponentRecords are the parts a local hub runs, as hubComponents
 // starts them, and the machine API every workload cluster gets; hub is
-// the running hub's backend (hub.Hub.Backend).
-func hubComponentRecords(hub string) []ComponentRecord {
+// the running hub's backend (hub.Hub.Backend), machineController the
+// upstream machine controller binary the machine APIs run, if any.
+func hubComponentRecords(hub, machineController string) []ComponentRecord {
 	return []ComponentRecord{
 		{Name: "hub", Implementation: hub + " (kube-apiserver, kube-controller-manager " + binaries.KubernetesVersion + ", etcd " + binaries.EtcdVersion + ")"},
 		{Name: "capi-core", Implementation: "sigs.k8s.io/cluster-api", Version: moduleVersion("sigs.k8s.io/cluster-api")},
@@ -62,9 +63,19 @@ func hubComponentRecords(hub string) []ComponentRecord {
 		{Name: "bmo", Implementation: ownBMO},
 		{Name: "assisted", Implementation: ownAssisted},
 		{Name: "machine-api", Implementation: "github.com/openshift/machine-api-operator", Version: moduleVersion("github.com/openshift/machine-api-operator")},
-		{Name: "mapi-actuator", Implementation: ownActuator},
+		machineControllerRecord(machineController),
 		{Name: "bmc", Implementation: ownBMC},
 	}
+}
+
+// machineControllerRecord names the machine controller of the machine
+// APIs: the upstream binary, as its build information says, or our port.
+func machineControllerRecord(binary string) ComponentRecord {
+	if binary == "" {
+		return ComponentRecord{Name: "mapi-actuator", Implementation: mapi.InProcessMachineController}
+	}
+	impl, version := mapi.MachineControllerBuild(binary)
+	return ComponentRecord{Name: "mapi-actuator", Implementation: impl + " (binary " + binary + ")", Version: version}
 }
 
 // moduleVersion is the version of a module linked into this binary, or

@@ -11,6 +11,7 @@ import (
 	"github.com/go-logr/logr"
 
 	"github.com/paritylab/paritylab/lab/machines"
+	"github.com/paritylab/paritylab/lab/mapi"
 )
 
 // Profiles.
@@ -48,6 +49,13 @@ type Options struct {
 	HostsNamespace string
 	// Accel forces "kvm" or "tcg"; empty probes (and caches the outcome).
 	Accel string
+	// MachineController, when set, is the upstream bare-metal machine
+	// controller binary (cmd/manager of
+	// openshift/cluster-api-provider-baremetal) that every workload
+	// cluster's machine API runs, as a child process, instead of the
+	// lab's in-process port of its actuator and Metal3Remediation
+	// controller.
+	MachineController string
 }
 
 // Validate reports every option a lab cannot start with, without touching
@@ -77,6 +85,11 @@ func (o Options) Validate() error {
 	if o.Accel != "" && o.Accel != string(machines.AccelKVM) && o.Accel != string(machines.AccelTCG) {
 		errs = append(errs, fmt.Errorf("lab: unknown accel %q (want %q, %q or empty to probe)", o.Accel, machines.AccelKVM, machines.AccelTCG))
 	}
+	if o.MachineController != "" {
+		if err := mapi.CheckMachineControllerBinary(o.MachineController); err != nil {
+			errs = append(errs, fmt.Errorf("lab: %w", err))
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -95,6 +108,12 @@ func (o *Options) defaults() error {
 		return fmt.Errorf("lab: state dir: %w", err)
 	}
 	o.StateDir = abs
+	if o.MachineController != "" {
+		// The supervisor `lab up` detaches may run elsewhere.
+		if o.MachineController, err = filepath.Abs(o.MachineController); err != nil {
+			return fmt.Errorf("lab: machine controller: %w", err)
+		}
+	}
 	if o.LogDir == "" {
 		o.LogDir = filepath.Join(o.StateDir, "logs")
 	}

@@ -103,6 +103,9 @@ func TestOptionsValidate(t *testing.T) {
 		{name: "kind", in: Options{StateDir: "s", Profile: ProfileKind}, wantErr: []string{"profile kind", "not implemented"}},
 		{name: "negative hosts", in: Options{StateDir: "s", Hosts: -1}, wantErr: []string{"-1 hosts", "cannot be negative"}},
 		{name: "unknown accel", in: Options{StateDir: "s", Accel: "hvf"}, wantErr: []string{`unknown accel "hvf"`, `"kvm"`, `"tcg"`}},
+		{name: "machine controller binary", in: Options{StateDir: "s", MachineController: "/bin/true"}},
+		{name: "missing machine controller", in: Options{StateDir: "s", MachineController: "/nonexistent/manager"}, wantErr: []string{"machine controller binary", "/nonexistent/manager", "no such file"}},
+		{name: "machine controller not executable", in: Options{StateDir: "s", MachineController: "/etc/passwd"}, wantErr: []string{"/etc/passwd is not an executable file"}},
 		{
 			name:    "everything wrong at once",
 			in:      Options{Profile: "vagrant", Hosts: -2, Accel: "xen", HostSizes: map[int]machines.HostSpec{3: {}}},

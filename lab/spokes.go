@@ -45,6 +45,11 @@ type machineAPIDeps struct {
 	agent    string
 	deployer metal3.Deployer
 	logger   logr.Logger
+	// machineController, when set, is the upstream bare-metal machine
+	// controller binary each machine API runs (Options.MachineController).
+	machineController string
+	// tracker records its processes for lab down.
+	tracker state.Tracker
 }
 
 func newSpokes(stateDir, logDir string, tracker state.Tracker, deps machineAPIDeps) *spokes {
@@ -195,8 +200,22 @@ func (s *spoke) startMachineAPI(ctx context.Context, installed []assisted.Instal
 			// MachineHealthCheck has seen the Node fail.
 			PollInterval: 10 * time.Minute,
 		},
-		Logger: d.logger.WithValues("cluster", sp.c.Name()),
+		MachineController: sp.externalMachineController(),
+		Logger:            d.logger.WithValues("cluster", sp.c.Name()),
 	})
+}
+
+// externalMachineController runs the upstream machine controller binary,
+// when the lab has one, against this cluster with its admin kubeconfig,
+// logging next to the cluster's own components.
+func (s *spoke) externalMachineController() *mapi.ExternalController {
+	if s.deps.machineController == "" {
+		return nil
+	}
+	return &mapi.ExternalController{
+		Binary: s.deps.machineController, Kubeconfig: s.c.KubeconfigPath(),
+		LogPath: filepath.Join(s.c.LogDir(), mapi.ExternalControllerName+".log"), Tracker: s.deps.tracker,
+	}
 }
 
 func newSpoke(c *workload.Cluster, deps machineAPIDeps) (*spoke, error) {

@@ -82,7 +82,7 @@ func (l *Lab) startControllers(ctx context.Context) error {
 	}
 	l.controllers = host
 	l.closeOnStop = append(l.closeOnStop, f)
-	if err := writeComponents(l.opts.StateDir, hubComponentRecords(l.hub.Backend())); err != nil {
+	if err := writeComponents(l.opts.StateDir, hubComponentRecords(l.hub.Backend(), l.opts.MachineController)); err != nil {
 		return err
 	}
 	mgr := host.Manager()
@@ -158,6 +158,7 @@ func (l *Lab) hubComponents(ctx context.Context) ([]controllers.Component, error
 	deployer := &lazyDeployer{l: l}
 	l.spokes = newSpokes(l.opts.StateDir, l.opts.LogDir, l.ledger, machineAPIDeps{
 		images: store, agent: agent, deployer: deployer, logger: l.opts.Logger.WithName("machine-api"),
+		machineController: l.opts.MachineController, tracker: l.ledger,
 	})
 	svc, err := assisted.New(assisted.Options{Images: store, Agent: agent, Spokes: l.spokes, Logger: l.opts.Logger.WithName("assisted")})
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
@@ -25,6 +26,9 @@ type runOptions struct {
 	hostDisk     uint64
 	hostFirmware string
 	accel        string
+	// machineController is the upstream bare-metal machine controller
+	// binary, if any.
+	machineController string
 }
 
 func (o *runOptions) register(cmd *cobra.Command) {
@@ -37,6 +41,7 @@ func (o *runOptions) register(cmd *cobra.Command) {
 	fl.Uint64Var(&o.hostDisk, "host-disk", 20, "disk per host, GiB (sparse)")
 	fl.StringVar(&o.hostFirmware, "host-firmware", string(machines.FirmwareBIOS), "host firmware: bios or uefi")
 	fl.StringVar(&o.accel, "accel", "", "kvm or tcg; default: probe KVM with a timed boot (cached) and fall back to TCG")
+	fl.StringVar(&o.machineController, "machine-controller", "", "upstream bare-metal machine controller binary (cmd/manager of openshift/cluster-api-provider-baremetal) each workload cluster's machine API runs as a process; default: the lab's in-process port")
 }
 
 // args renders the options as flags again, for the detached supervisor.
@@ -47,13 +52,26 @@ func (o *runOptions) args() []string {
 		"--host-memory", strconv.FormatUint(uint64(o.hostMemory), 10),
 		"--host-disk", strconv.FormatUint(o.hostDisk, 10),
 		"--host-firmware", o.hostFirmware, "--accel", o.accel,
+		"--machine-controller", absPath(o.machineController),
 	}
+}
+
+// absPath makes a path given on the command line absolute, for a
+// supervisor that may not share this command's working directory.
+func absPath(path string) string {
+	if path == "" {
+		return ""
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
 }
 
 func (o *runOptions) labOptions(stateDir string, progress lab.Progress) lab.Options {
 	return lab.Options{
 		StateDir: stateDir, LogDir: o.logDir, Profile: o.profile, Progress: progress,
-		Hosts: o.hosts, Accel: o.accel,
+		Hosts: o.hosts, Accel: o.accel, MachineController: o.machineController,
 		Host: machines.HostSpec{VCPUs: o.hostCPUs, MemoryMiB: o.hostMemory, DiskGiB: o.hostDisk, Firmware: machines.Firmware(o.hostFirmware)},
 	}
 }

@@ -22,6 +22,7 @@ func TestLabUpRefusesBadOptionsBeforeStarting(t *testing.T) {
 		{[]string{"--accel", "hvf"}, []string{`unknown accel "hvf"`, `"kvm"`, `"tcg"`}},
 		{[]string{"--hosts", "-3"}, []string{"-3 hosts", "cannot be negative"}},
 		{[]string{"--hosts", "-1", "--accel", "xen"}, []string{"-1 hosts", `unknown accel "xen"`}},
+		{[]string{"--machine-controller", "/nonexistent/manager"}, []string{"machine controller binary", "/nonexistent/manager"}},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {

@@ -27,6 +27,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/paritylab/paritylab/lab/metal3"
+	"github.com/paritylab/paritylab/lab/process"
 )
 
 // MachineAPI is the machine API running against one workload cluster.
@@ -37,15 +38,20 @@ type MachineAPI struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	runErr error
+	// external is the upstream machine controller, when it runs.
+	external *process.Process
 
 	stopOnce sync.Once
+	stopErr  error
 }
 
 // Start writes the installer's machine API objects into the cluster and
 // runs, in one manager, MAO's Machine (with our actuator), MachineSet,
-// MachineHealthCheck and nodelink controllers, the bare-metal machine
-// controller's Metal3Remediation controller, the bare-metal operator
-// for the cluster's hosts and the node CSR approver. They run until Stop.
+// MachineHealthCheck and nodelink controllers, the port of the bare-metal
+// machine controller's Metal3Remediation controller, the bare-metal
+// operator for the cluster's hosts and the node CSR approver; with
+// Options.MachineController, the upstream binary replaces the Machine and
+// Metal3Remediation controllers. They run until Stop.
 func Start(ctx context.Context, opts Options) (_ *MachineAPI, retErr error) {
 	if err := opts.defaults(); err != nil {
 		return nil, err
@@ -76,6 +82,11 @@ func Start(ctx context.Context, opts Options) (_ *MachineAPI, retErr error) {
 	}()
 	if !mgr.GetCache().WaitForCacheSync(ctx) {
 		return nil, errors.Join(errors.New("machine API: caches did not sync"), m.Stop())
+	}
+	if e := opts.MachineController; e != nil {
+		if m.external, err = startExternal(ctx, e, opts.Namespace, opts.Logger); err != nil {
+			return nil, errors.Join(err, m.Stop())
+		}
 	}
 	opts.Logger.V(1).Info("Machine API running", "machineSet", WorkerMachineSetName(opts.InfrastructureName), "nodeImage", img.url())
 	return m, nil
@@ -130,12 +141,18 @@ func addControllers(mgr manager.Manager, mopts manager.Options, opts Options, im
 		return fmt.Errorf("machine approver client: %w", err)
 	}
 	appr := &approver{client: mgr.GetClient(), certs: certs, namespace: opts.Namespace, recheck: opts.Retry, log: opts.Logger.WithName("machine-approver")}
+	var machineControllers error
+	if opts.MachineController == nil {
+		machineControllers = errors.Join(
+			wrap("machine controller", maomachine.AddWithActuator(hostAndNodeWatches{mgr}, actuator, gate)),
+			wrap("metal3remediation controller", (&metal3RemediationReconciler{client: mgr.GetClient(), log: opts.Logger.WithName("metal3remediation")}).setupWithManager(mgr)),
+		)
+	}
 	return errors.Join(
-		wrap("machine controller", maomachine.AddWithActuator(hostAndNodeWatches{mgr}, actuator, gate)),
+		machineControllers,
 		wrap("machineset controller", maomachineset.Add(mgr, mopts, gate)),
 		wrap("machinehealthcheck controller", maomhc.Add(mgr, mopts)),
 		wrap("nodelink controller", maonodelink.Add(mgr, mopts)),
-		wrap("metal3remediation controller", (&metal3RemediationReconciler{client: mgr.GetClient(), log: opts.Logger.WithName("metal3remediation")}).setupWithManager(mgr)),
 		wrap("machine approver", appr.setupWithManager(mgr)),
 		wrap("bare-metal operator", bmo.SetupWithManager(context.Background(), mgr)),
 		wrap("node image server", mgr.Add(img)),
@@ -166,11 +183,27 @@ func featureGate() (featuregate.MutableFeatureGate, error) {
 // NodeImageURL is where the node image is served, and its SHA-256.
 func (m *MachineAPI) NodeImageURL() (url, sha256 string) { return m.images.url(), m.images.checksum }
 
-// Stop ends every controller and the image server, and waits for them.
+// Stop ends the upstream machine controller if it runs, then every
+// controller in process and the image server, and waits for them.
 func (m *MachineAPI) Stop() error {
 	m.stopOnce.Do(func() {
+		if m.external != nil {
+			m.stopErr = stopExternal(m.external, m.opts.MachineController.Tracker)
+		}
 		m.cancel()
 		<-m.done
 	})
-	return m.runErr
+	return errors.Join(m.stopErr, m.runErr)
 }
+
+// MachineController says which machine controller runs: the upstream
+// binary's main package and version, or the in-process port.
+func (m *MachineAPI) MachineController() (implementation, version string) {
+	if e := m.opts.MachineController; e != nil {
+		return MachineControllerBuild(e.Binary)
+	}
+	return InProcessMachineController, ""
+}
+
+// InProcessMachineController names the port that runs without a binary.
+const InProcessMachineController = "paritylab lab/mapi (port of cluster-api-provider-baremetal's actuator and Metal3Remediation controller)"

@@ -50,6 +50,10 @@ type Options struct {
 	// Metal3 configures the cluster's bare-metal operator; its Deployer
 	// and Images default to the fields above.
 	Metal3 metal3.Options
+	// MachineController, when set, is the upstream bare-metal machine
+	// controller binary to run instead of the in-process port of its
+	// actuator and Metal3Remediation controller.
+	MachineController *ExternalController
 	// Logger receives the controllers' logs. Default discard.
 	Logger logr.Logger
 }
@@ -66,6 +70,12 @@ func (o *Options) defaults() error {
 	}
 	if o.Namespace == "" {
 		o.Namespace = "openshift-machine-api"
+	}
+	if e := o.MachineController; e != nil {
+		if err := e.validate(); err != nil {
+			return err
+		}
+		e.defaults()
 	}
 	if o.Retry <= 0 {
 		o.Retry = 10 * time.Second

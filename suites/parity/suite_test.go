@@ -53,7 +53,7 @@ var _ = SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
 	start := time.Now()
 	fmt.Fprintf(ginkgoprogress.Writer(), "Bringing the lab up with %d hosts; the lab's log: %s\n", suiteHosts, framework.LabLogFile(artifactsDir()))
 	data, err := framework.BringUp(ctx, framework.UpInput{ArtifactsDir: artifactsDir(), Hosts: suiteHosts, Host: hostSpec(cfg), StateDir: *labStateDir,
-		Progress: ginkgoprogress.Lines()})
+		MachineController: cfg.Variable("MAPI_MACHINE_CONTROLLER", ""), Progress: ginkgoprogress.Lines()})
 	Expect(err).NotTo(HaveOccurred())
 	AddReportEntry("lab up", time.Since(start).Round(time.Second).String())
 	return data
