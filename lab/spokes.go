@@ -165,14 +165,14 @@ func (s *spoke) StartMachineAPI(ctx context.Context, installed []assisted.Instal
 }
 
 // AddInstalledHost records a day-2 host in the running machine API.
-func (s *spoke) AddInstalledHost(ctx context.Context, machine string, host assisted.InstalledHost) error {
+func (s *spoke) AddInstalledHost(ctx context.Context, host assisted.Day2Host) error {
 	s.mu.Lock()
 	m := s.machineAPI
 	s.mu.Unlock()
 	if m == nil {
 		return fmt.Errorf("the machine API of %s is not running", s.c.Name())
 	}
-	return m.AddInstalledHost(ctx, machine, host)
+	return m.AddInstalledHost(ctx, host)
 }
 
 // startMachineAPI starts the machine API. Its workers join with the

@@ -23,6 +23,40 @@ type ZTPSite struct {
 	// PullSecret is the content of .dockerconfigjson.
 	PullSecret string
 	SSHKey     string
+	// Network is the site's platform networking; a multi-node site
+	// without VIPs does not install (assisted-service requires them on
+	// the BareMetal platform it picks).
+	Network SiteNetwork
+}
+
+// SiteNetwork is the BareMetal-platform networking of a multi-node ZTP
+// site: its machine network and the API and ingress VIPs in it.
+type SiteNetwork struct {
+	MachineNetwork     string
+	APIVIP, IngressVIP string
+}
+
+// LabSiteNetwork is the networking of the lab's ZTP sites. The lab's
+// hosts each sit on a /24 of their own inside 10.100.0.0/16
+// (lab/machines gives the n-th host of a run 10.100.<n mod 250>.15), so
+// the site names the /16 as its machine network, which every host
+// belongs to, and takes its VIPs from 10.100.254.0/24, where no host
+// is. The site is on the BareMetal platform, as assisted-service
+// chooses for a multi-node cluster on cluster-managed networking, so
+// its installed cluster has the machine API the ZTP flow is compared
+// on.
+var LabSiteNetwork = SiteNetwork{MachineNetwork: "10.100.0.0/16", APIVIP: "10.100.254.10", IngressVIP: "10.100.254.11"}
+
+func (n SiteNetwork) apply(spec *hiveextv1beta1.AgentClusterInstallSpec) {
+	if n.MachineNetwork != "" {
+		spec.Networking.MachineNetwork = []hiveextv1beta1.MachineNetworkEntry{{CIDR: n.MachineNetwork}}
+	}
+	if n.APIVIP != "" {
+		spec.APIVIPs = []string{n.APIVIP}
+	}
+	if n.IngressVIP != "" {
+		spec.IngressVIPs = []string{n.IngressVIP}
+	}
 }
 
 // ImageSetName is the site's ClusterImageSet (cluster-scoped, one per
@@ -34,6 +68,17 @@ func (s ZTPSite) ImageSetName() string { return s.Namespace + "-openshift-" + s.
 func (s ZTPSite) Manifests() []client.Object {
 	ns, name := s.Namespace, s.Name
 	selector := map[string]string{"cluster": name}
+	aci := &hiveextv1beta1.AgentClusterInstall{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: hiveextv1beta1.AgentClusterInstallSpec{
+			ClusterDeploymentRef:  corev1.LocalObjectReference{Name: name},
+			ImageSetRef:           &hivev1.ClusterImageSetReference{Name: s.ImageSetName()},
+			ProvisionRequirements: hiveextv1beta1.ProvisionRequirements{ControlPlaneAgents: s.ControlPlane, WorkerAgents: s.Workers},
+			Networking: hiveextv1beta1.Networking{
+				ClusterNetwork: []hiveextv1beta1.ClusterNetworkEntry{{CIDR: "10.128.0.0/14", HostPrefix: 23}},
+				ServiceNetwork: []string{"172.30.0.0/16"},
+			},
+			SSHPublicKey: s.SSHKey}}
+	s.Network.apply(&aci.Spec)
 	return []client.Object{
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "pull-secret", Namespace: ns}, Type: corev1.SecretTypeDockerConfigJson,
 			StringData: map[string]string{corev1.DockerConfigJsonKey: s.PullSecret}},
@@ -43,16 +88,7 @@ func (s ZTPSite) Manifests() []client.Object {
 				Platform:          hivev1.Platform{AgentBareMetal: &agent.BareMetalPlatform{AgentSelector: metav1.LabelSelector{MatchLabels: selector}}},
 				PullSecretRef:     &corev1.LocalObjectReference{Name: "pull-secret"},
 				ClusterInstallRef: &hivev1.ClusterInstallLocalReference{Group: hiveextv1beta1.GroupName, Version: hiveextv1beta1.Version, Kind: "AgentClusterInstall", Name: name}}},
-		&hiveextv1beta1.AgentClusterInstall{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-			Spec: hiveextv1beta1.AgentClusterInstallSpec{
-				ClusterDeploymentRef:  corev1.LocalObjectReference{Name: name},
-				ImageSetRef:           &hivev1.ClusterImageSetReference{Name: s.ImageSetName()},
-				ProvisionRequirements: hiveextv1beta1.ProvisionRequirements{ControlPlaneAgents: s.ControlPlane, WorkerAgents: s.Workers},
-				Networking: hiveextv1beta1.Networking{
-					ClusterNetwork: []hiveextv1beta1.ClusterNetworkEntry{{CIDR: "10.128.0.0/14", HostPrefix: 23}},
-					ServiceNetwork: []string{"172.30.0.0/16"},
-				},
-				SSHPublicKey: s.SSHKey}},
+		aci,
 		&agentv1beta1.InfraEnv{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
 			Spec: agentv1beta1.InfraEnvSpec{
 				ClusterRef:    &agentv1beta1.ClusterReference{Name: name, Namespace: ns},

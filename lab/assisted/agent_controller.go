@@ -98,7 +98,12 @@ func (s *Service) computeAgentStatus(a *agentv1beta1.Agent, aci *hiveextv1beta1.
 		a.Status.InstallationDiskID = disk.ID
 	}
 	connected := s.connected(a.Name) || installStates[a.Status.DebugInfo.State]
-	a.Status.ValidationsInfo = validate(validationInput{agent: a, role: role, min: s.requirementsFor(role, aci), connected: connected, peers: peers})
+	in := validationInput{agent: a, role: role, min: s.requirementsFor(role, aci), connected: connected, peers: peers}
+	if aci != nil {
+		n := networkingOf(aci).withHosts(append([]agentv1beta1.Agent{*a}, peers...))
+		in.networking = &n
+	}
+	a.Status.ValidationsInfo = validate(in)
 	failed, pending := failing(a.Status.ValidationsInfo)
 	bound := a.Spec.ClusterDeploymentName != nil && a.Spec.ClusterDeploymentName.Name != ""
 	set := func(t conditionsv1.ConditionType, ok bool, reason, msg string) {

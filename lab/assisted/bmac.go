@@ -2,9 +2,13 @@ package assisted
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
+	"time"
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -12,12 +16,19 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	agentv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
+	hiveextv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/hiveextensions/v1beta1"
 )
 
-// Annotations the ZTP binding puts on a BareMetalHost.
+// Metadata the ZTP binding puts on a BareMetalHost.
 const (
 	inspectAnnotation  = "inspect.metal3.io"
 	detachedAnnotation = "baremetalhost.metal3.io/detached"
+	// spokeCreatedAnnotation marks a hub host whose spoke BareMetalHost
+	// and Machine were created.
+	spokeCreatedAnnotation = "bmac.agent-install.openshift.io/spoke-bmh-machine-created"
+	backupLabel            = "cluster.open-cluster-management.io/backup"
+	// bmacController is the value of the detached and paused annotations.
+	bmacController = "assisted-service-controller"
 )
 
 func (s *Service) setupBMHController(mgr ctrl.Manager) error {
@@ -48,104 +59,160 @@ func bmhOfAgent(_ context.Context, obj client.Object) []reconcile.Request {
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: name}}}
 }
 
-// reconcileBMH is the ZTP binding (assisted-service's BMAC): a
-// BareMetalHost labelled with an InfraEnv boots that InfraEnv's ISO as a
-// live ISO; once its Agent installed the host, the host is detached from
-// the bare-metal operator, which must not touch an installed node.
+// reconcileBMH is the ZTP binding (assisted-service's BMAC, in its
+// non-converged flow, ALLOW_CONVERGED_FLOW=false): a BareMetalHost
+// labelled with an InfraEnv is labelled for hub backup, boots that
+// InfraEnv's ISO as a live ISO once the bare-metal operator made it
+// ready or available, is detached once its host reboots into the
+// installed system (so that the operator never touches an installed
+// node) and then paused with its status saved in an annotation
+// (PAUSE_PROVISIONED_BMHS, on by default). A host added to an installed
+// cluster gets its spoke BareMetalHost and Machine once installed.
+//
+// Left out: the 60 s InfraEnv image cooldown of this flow, and the
+// deprovision finalizer.
 func (s *Service) reconcileBMH(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	bmh := &bmov1alpha1.BareMetalHost{}
 	if err := s.client.Get(ctx, req.NamespacedName, bmh); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	ieName := bmh.Labels[agentv1beta1.InfraEnvNameLabel]
-	if ieName == "" || !bmh.DeletionTimestamp.IsZero() || bmh.Annotations[detachedAnnotation] != "" {
+	if ieName == "" || !bmh.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
 	ie := &agentv1beta1.InfraEnv{}
 	if err := s.client.Get(ctx, client.ObjectKey{Namespace: bmh.Namespace, Name: ieName}, ie); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if ie.Status.ISODownloadURL == "" {
-		return ctrl.Result{}, nil // the image is not ready; the InfraEnv's update brings us back
-	}
-	agent, err := s.installedAgentOf(ctx, bmh)
+	agent, err := s.agentOfHost(ctx, bmh)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	patch := client.MergeFromWithOptions(bmh.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	labelForBackup(bmh)
+	if !pauseAndDetach(bmh, agent) {
+		setLiveISO(bmh, ie.Status.ISODownloadURL)
+	}
+	if err := s.client.Patch(ctx, bmh, patch); err != nil {
+		return ctrl.Result{}, fmt.Errorf("update BareMetalHost %s: %w", bmh.Name, err)
+	}
 	if agent == nil {
-		return ctrl.Result{}, s.bootLiveISO(ctx, bmh, ie.Status.ISODownloadURL)
+		return ctrl.Result{}, nil
 	}
-	// The spoke takes the host over before the hub lets it go.
-	if err := s.recordDay2Host(ctx, bmh, agent); err != nil {
-		return ctrl.Result{}, err
-	}
-	return ctrl.Result{}, s.detach(ctx, bmh)
+	return ctrl.Result{}, s.recordDay2Host(ctx, bmh, agent)
 }
 
-// installedAgentOf is the host's Agent once it installed the host, else nil.
-func (s *Service) installedAgentOf(ctx context.Context, bmh *bmov1alpha1.BareMetalHost) (*agentv1beta1.Agent, error) {
+// agentOfHost is the host's Agent, or nil.
+func (s *Service) agentOfHost(ctx context.Context, bmh *bmov1alpha1.BareMetalHost) (*agentv1beta1.Agent, error) {
 	agents := &agentv1beta1.AgentList{}
 	if err := s.client.List(ctx, agents, client.InNamespace(bmh.Namespace), client.MatchingLabels{agentv1beta1.BareMetalHostLabel: bmh.Name}); err != nil {
 		return nil, fmt.Errorf("list agents of BareMetalHost %s: %w", bmh.Name, err)
 	}
-	for i := range agents.Items {
-		if agents.Items[i].Status.Progress.CurrentStage == agentv1beta1.HostStageDone {
-			return &agents.Items[i], nil
-		}
+	if len(agents.Items) == 0 {
+		return nil, nil
 	}
-	return nil, nil
+	return &agents.Items[0], nil
 }
 
-// recordDay2Host gives a host added to an installed cluster its spoke
-// BareMetalHost and Machine <clusterdeployment>-<baremetalhost>, as
-// assisted-service's BMAC does; day-1 hosts got theirs when the cluster's
-// machine API started.
+// labelForBackup marks an InfraEnv's host for the hub's backup, as the
+// BMAC does for every host an InfraEnv references.
+func labelForBackup(bmh *bmov1alpha1.BareMetalHost) {
+	if bmh.Labels[backupLabel] == "" {
+		bmh.Labels[backupLabel] = "true"
+	}
+}
+
+// detachStages are the agent's stages after which the non-converged flow
+// detaches its host: the host rebooted into (or failed installing) the
+// installed system.
+var detachStages = []agentv1beta1.HostStage{agentv1beta1.HostStageFailed, agentv1beta1.HostStageRebooting,
+	agentv1beta1.HostStageJoined, agentv1beta1.HostStageDone}
+
+// pauseAndDetach detaches a host whose agent reached a detach stage and,
+// once the operator reports it detached, pauses it with its status
+// saved; it says whether the host is detached. A host that lost its
+// provisioning state is unpaused for the operator to restore it from
+// the saved status.
+func pauseAndDetach(bmh *bmov1alpha1.BareMetalHost, agent *agentv1beta1.Agent) bool {
+	if bmh.Annotations == nil {
+		bmh.Annotations = map[string]string{}
+	}
+	if agent != nil && slices.Contains(detachStages, agent.Status.Progress.CurrentStage) {
+		bmh.Annotations[detachedAnnotation] = bmacController
+		if bmh.Status.OperationalStatus == bmov1alpha1.OperationalStatusDetached {
+			raw, _ := json.Marshal(bmh.Status) // plain struct: cannot fail
+			bmh.Annotations[bmov1alpha1.StatusAnnotation] = string(raw)
+			bmh.Annotations[bmov1alpha1.PausedAnnotation] = bmacController
+		}
+	}
+	if bmh.Status.Provisioning.State == bmov1alpha1.StateNone && bmh.Annotations[bmov1alpha1.StatusAnnotation] != "" {
+		delete(bmh.Annotations, bmov1alpha1.PausedAnnotation)
+	}
+	_, detached := bmh.Annotations[detachedAnnotation]
+	return detached
+}
+
+// recordDay2Host gives a host added to an installed BareMetal-platform
+// cluster its spoke BareMetalHost and Machine <clusterdeployment>-<bmh>
+// once its agent installed it, and marks the hub host so that it
+// happens once. Day-1 hosts got theirs when the cluster's machine API
+// started.
+//
+// Upstream's BMAC writes them as soon as the agent is installing, the
+// spoke host as a copy of the hub host's spec (live ISO included) and
+// the Machine labelled with the ClusterDeployment's name and the agent's
+// role; the lab still writes them once the host is installed, as the
+// installer writes day-1 hosts (issue 14, item 3, still open).
 func (s *Service) recordDay2Host(ctx context.Context, bmh *bmov1alpha1.BareMetalHost, a *agentv1beta1.Agent) error {
 	ref := a.Spec.ClusterDeploymentName
-	if a.Status.Kind != agentv1beta1.HostKindAddToExistingClusterHost || ref == nil {
+	if bmh.Annotations[spokeCreatedAnnotation] != "" || ref == nil || a.Status.Kind != agentv1beta1.HostKindAddToExistingClusterHost ||
+		a.Status.Progress.CurrentStage != agentv1beta1.HostStageDone {
 		return nil
 	}
-	spoke := s.opts.Spokes.Get(ClusterKey{Namespace: ref.Namespace, Name: ref.Name})
+	key := ClusterKey{Namespace: ref.Namespace, Name: ref.Name}
+	cd := &hivev1.ClusterDeployment{}
+	if err := s.client.Get(ctx, client.ObjectKey{Namespace: key.Namespace, Name: key.Name}, cd); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	aci, err := s.aciOfCluster(ctx, key)
+	if err != nil || aci == nil || !cd.Spec.Installed || networkingOf(aci).platform == hiveextv1beta1.PlatformTypeNone {
+		return err
+	}
+	spoke := s.opts.Spokes.Get(key)
 	if spoke == nil {
-		return fmt.Errorf("BareMetalHost %s: no workload cluster %s/%s", bmh.Name, ref.Namespace, ref.Name)
+		return fmt.Errorf("BareMetalHost %s: no workload cluster %s", bmh.Name, key)
 	}
-	machine := day2Machine(ref.Name, bmh.Name)
-	if err := spoke.AddInstalledHost(ctx, machine, installedHost(a, bmh)); err != nil {
-		return fmt.Errorf("record day-2 host %s in %s/%s: %w", bmh.Name, ref.Namespace, ref.Name, err)
+	host := Day2Host{InstalledHost: installedHost(a, bmh), Machine: day2Machine(cd.Name, bmh.Name), ClusterName: cd.Name, HubSpec: bmh.Spec}
+	if err := spoke.AddInstalledHost(ctx, host); err != nil {
+		return fmt.Errorf("record day-2 host %s in %s: %w", bmh.Name, key, err)
 	}
-	s.events.add(bmh.Namespace, bmh.Name, "BareMetalHost %s and Machine %s created in the cluster", bmh.Name, machine)
+	patch := client.MergeFrom(bmh.DeepCopy())
+	bmh.Annotations[spokeCreatedAnnotation] = time.Now().String()
+	if err := s.client.Patch(ctx, bmh, patch); err != nil {
+		return fmt.Errorf("mark BareMetalHost %s: %w", bmh.Name, err)
+	}
+	s.events.add(bmh.Namespace, bmh.Name, "BareMetalHost %s and Machine %s created in the cluster", bmh.Name, host.Machine)
 	return nil
 }
 
-func (s *Service) bootLiveISO(ctx context.Context, bmh *bmov1alpha1.BareMetalHost, iso string) error {
-	if bmh.Spec.Image != nil && bmh.Spec.Image.URL == iso && bmh.Spec.Online {
-		return nil
+// setLiveISO points the host at the InfraEnv's ISO: inspection disabled
+// (the agent reports the inventory), cleaning disabled (it needs the
+// ironic agent this flow does not boot), and the image set only on a
+// ready or available host (a host in another state has its image
+// removed first so that a new one is fetched).
+func setLiveISO(bmh *bmov1alpha1.BareMetalHost, iso string) {
+	if _, ok := bmh.Annotations[inspectAnnotation]; !ok {
+		bmh.Annotations[inspectAnnotation] = "disabled"
 	}
-	patch := client.MergeFrom(bmh.DeepCopy())
+	bmh.Spec.AutomatedCleaningMode = bmov1alpha1.CleaningModeDisabled
+	if iso == "" || (bmh.Spec.Image != nil && bmh.Spec.Image.URL == iso) {
+		return
+	}
+	if st := bmh.Status.Provisioning.State; st != bmov1alpha1.StateReady && st != bmov1alpha1.StateAvailable {
+		bmh.Spec.Image = nil
+		return
+	}
 	format := "live-iso"
 	bmh.Spec.Image = &bmov1alpha1.Image{URL: iso, DiskFormat: &format}
 	bmh.Spec.Online = true
-	bmh.Spec.AutomatedCleaningMode = bmov1alpha1.CleaningModeDisabled
-	if bmh.Annotations == nil {
-		bmh.Annotations = map[string]string{}
-	}
-	bmh.Annotations[inspectAnnotation] = "disabled"
-	if err := s.client.Patch(ctx, bmh, patch); err != nil {
-		return fmt.Errorf("point BareMetalHost %s at the discovery ISO: %w", bmh.Name, err)
-	}
-	s.events.add(bmh.Namespace, bmh.Name, "BareMetalHost %s boots the discovery ISO of its InfraEnv", bmh.Name)
-	return nil
-}
-
-func (s *Service) detach(ctx context.Context, bmh *bmov1alpha1.BareMetalHost) error {
-	patch := client.MergeFrom(bmh.DeepCopy())
-	if bmh.Annotations == nil {
-		bmh.Annotations = map[string]string{}
-	}
-	bmh.Annotations[detachedAnnotation] = "assisted-service-controller"
-	if err := s.client.Patch(ctx, bmh, patch); err != nil {
-		return fmt.Errorf("detach BareMetalHost %s: %w", bmh.Name, err)
-	}
-	s.events.add(bmh.Namespace, bmh.Name, "BareMetalHost %s detached: its host is installed", bmh.Name)
-	return nil
 }

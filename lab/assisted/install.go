@@ -50,6 +50,10 @@ func (s *Service) advancePreInstall(ctx context.Context, in *install) (ctrl.Resu
 	if err := s.assignRoles(ctx, in); err != nil {
 		return ctrl.Result{}, err
 	}
+	if failed := failingMessages(networkingOf(in.aci).withHosts(in.agents).validations(in.agents)); len(failed) > 0 {
+		setState(in.aci, hiveextv1beta1.ClusterStateInsufficient, "Cluster is not ready for install: "+strings.Join(failed, "; "))
+		return ctrl.Result{}, nil
+	}
 	if ok, why := readiness(in); !ok {
 		setState(in.aci, hiveextv1beta1.ClusterStateInsufficient, "Cluster is not ready for install: "+why)
 		return ctrl.Result{}, nil
@@ -380,7 +384,13 @@ func (s *Service) publishCluster(ctx context.Context, in *install, spoke Spoke) 
 // objects an installer on the BareMetal platform leaves for the ZTP hosts
 // it installed, as the cluster's own machine-api-operator starts once the
 // install is done.
+//
+// On platform None the installer writes no machine API objects and the
+// cluster's machine API has no provider: nothing is started.
 func (s *Service) startMachineAPI(ctx context.Context, in *install, spoke Spoke) error {
+	if networkingOf(in.aci).platform != hiveextv1beta1.PlatformTypeBareMetal {
+		return nil
+	}
 	hosts, err := s.day1Hosts(ctx, in)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package assisted
 import (
 	"context"
 	"errors"
+	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -90,6 +91,20 @@ type Spoke interface {
 	// again does nothing.
 	StartMachineAPI(ctx context.Context, installed []InstalledHost) error
 	// AddInstalledHost records a day-2 host in the running machine API:
-	// its BareMetalHost and the Machine of the given name that consumes it.
-	AddInstalledHost(ctx context.Context, machine string, host InstalledHost) error
+	// its BareMetalHost and the Machine that consumes it.
+	AddInstalledHost(ctx context.Context, host Day2Host) error
+}
+
+// Day2Host is a host the BMAC adds to an installed cluster's machine API.
+type Day2Host struct {
+	InstalledHost
+	// Machine names its Machine: <clusterdeployment>-<baremetalhost>.
+	Machine string
+	// ClusterName is the Machine's cluster label: the BMAC labels it
+	// with the ClusterDeployment's name, where the installer's Machines
+	// carry the infrastructure name.
+	ClusterName string
+	// HubSpec is the hub BareMetalHost's spec, which the spoke's copies
+	// without the BMC.
+	HubSpec bmov1alpha1.BareMetalHostSpec
 }

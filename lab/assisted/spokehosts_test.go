@@ -2,17 +2,22 @@ package assisted
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+	hivev1 "github.com/openshift/hive/apis/hive/v1"
+	"github.com/openshift/hive/apis/hive/v1/agent"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
+	hiveextv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/hiveextensions/v1beta1"
 )
 
 // Only hosts whose hub BareMetalHost the BMAC manages (InfraEnv label) are
@@ -56,45 +61,147 @@ func TestDay1HostsAreZTPHostsOnly(t *testing.T) {
 	}
 }
 
-// A ZTP host added to an installed cluster gets, once its agent installed
-// it, a spoke BareMetalHost of its name and a Machine <cd>-<bmh>, and only
-// then is its hub BareMetalHost detached. A day-2 host without the
-// InfraEnv label is no business of the BMAC.
+// A ZTP host added to an installed BareMetal-platform cluster has its
+// hub BareMetalHost labelled for backup, detached when the host reboots
+// into the installed system, and paused with its status saved once the
+// operator reports it detached; once installed it gets, once, a spoke
+// BareMetalHost of its name and a Machine <cd>-<bmh>.
+// A host without the InfraEnv label is no business of the BMAC.
 func TestDay2ZTPHostRecordedInSpoke(t *testing.T) {
 	rec := &recordingSpokes{}
 	h := startHubWith(t, rec)
 	ns := h.namespace(t)
+	h.installedSite(t, ns, siteACI("10.100.254.10", "10.100.254.11", "10.100.0.0/16"))
 	h.infraEnv(t, ns, &agentv1beta1.ClusterReference{Name: "site-cd", Namespace: ns})
 	ctx := context.Background()
 	bmh := h.bmh(t, ns, "extra-0", "52:54:00:00:30:01", map[string]string{agentv1beta1.InfraEnvNameLabel: "site"})
 	other := h.bmh(t, ns, "capi-9", "52:54:00:00:30:02", nil)
-	h.agent(t, installedAgent(ns, "extra-0", "worker-extra", agentv1beta1.HostRoleWorker, agentv1beta1.HostKindAddToExistingClusterHost))
-	h.agent(t, installedAgent(ns, "capi-9", "worker-capi", agentv1beta1.HostRoleWorker, agentv1beta1.HostKindAddToExistingClusterHost))
+	h.agent(t, installingAgent(ns, "extra-0", "worker-extra"))
+	h.agent(t, installingAgent(ns, "capi-9", "worker-capi"))
 
-	h.eventually(t, "the hub BareMetalHost detached", func() bool {
+	h.eventually(t, "the hub host labelled for backup", func() bool {
 		_ = h.c.Get(ctx, client.ObjectKeyFromObject(bmh), bmh)
-		return bmh.Annotations[detachedAnnotation] != ""
+		return bmh.Labels[backupLabel] == "true"
 	})
-	calls := rec.calls()
-	if len(calls) == 0 {
-		t.Fatal("detached before the spoke got its BareMetalHost and Machine")
+	time.Sleep(2 * time.Second)
+	_ = h.c.Get(ctx, client.ObjectKeyFromObject(bmh), bmh)
+	if _, ok := bmh.Annotations[detachedAnnotation]; ok || len(rec.calls()) > 0 {
+		t.Errorf("host detached (%v) or recorded in the spoke (%+v) while its agent writes the disk", bmh.Annotations, rec.calls())
 	}
-	c := calls[0]
-	if c.machine != "site-cd-extra-0" || c.host.BareMetalHost != "extra-0" || c.host.Hostname != "worker-extra" ||
-		c.host.Role != agentv1beta1.HostRoleWorker || c.host.BootMACAddress != "52:54:00:00:30:01" || c.key.Name != "site-cd" {
+
+	h.setAgentStage(t, ns, "agent-worker-extra", agentv1beta1.HostStageRebooting)
+	h.eventually(t, "the hub host detached at Rebooting", func() bool {
+		_ = h.c.Get(ctx, client.ObjectKeyFromObject(bmh), bmh)
+		return bmh.Annotations[detachedAnnotation] == bmacController
+	})
+	if _, ok := bmh.Annotations[bmov1alpha1.PausedAnnotation]; ok {
+		t.Errorf("host paused before the operator reported it detached: %v", bmh.Annotations)
+	}
+	h.setAgentStage(t, ns, "agent-worker-extra", agentv1beta1.HostStageDone)
+	h.eventually(t, "the spoke's BareMetalHost and Machine for the installed host", func() bool { return len(rec.calls()) > 0 })
+	c := rec.calls()[0]
+	if c.machine != "site-cd-extra-0" || c.day2.ClusterName != "site-cd" || c.host.BareMetalHost != "extra-0" || c.host.Hostname != "worker-extra" ||
+		c.host.Role != agentv1beta1.HostRoleWorker || c.host.BootMACAddress != "52:54:00:00:30:01" || c.key.Name != "site-cd" ||
+		c.day2.HubSpec.BMC.Address == "" {
 		t.Errorf("spoke got %+v", c)
 	}
+	h.eventually(t, "the hub host marked", func() bool {
+		_ = h.c.Get(ctx, client.ObjectKeyFromObject(bmh), bmh)
+		return bmh.Annotations[spokeCreatedAnnotation] != ""
+	})
+	bmh.Status.OperationalStatus = bmov1alpha1.OperationalStatusDetached
+	bmh.Status.Provisioning.State = bmov1alpha1.StateProvisioned
+	if err := h.c.Status().Update(ctx, bmh); err != nil {
+		t.Fatal(err)
+	}
+	h.eventually(t, "the hub host paused with its status saved", func() bool {
+		_ = h.c.Get(ctx, client.ObjectKeyFromObject(bmh), bmh)
+		saved := bmov1alpha1.BareMetalHostStatus{}
+		return bmh.Annotations[bmov1alpha1.PausedAnnotation] == bmacController &&
+			json.Unmarshal([]byte(bmh.Annotations[bmov1alpha1.StatusAnnotation]), &saved) == nil && saved.OperationalStatus == bmov1alpha1.OperationalStatusDetached
+	})
+
 	time.Sleep(2 * time.Second)
 	_ = h.c.Get(ctx, client.ObjectKeyFromObject(other), other)
-	if other.Annotations[detachedAnnotation] != "" || slices.ContainsFunc(rec.calls(), func(c spokeCall) bool { return c.host.BareMetalHost == "capi-9" }) {
-		t.Errorf("BMAC acted on a host without the InfraEnv label: annotations %v, calls %+v", other.Annotations, rec.calls())
+	if len(other.Annotations) != 0 || other.Labels[backupLabel] != "" || slices.ContainsFunc(rec.calls(), func(c spokeCall) bool { return c.host.BareMetalHost == "capi-9" }) {
+		t.Errorf("BMAC acted on a host without the InfraEnv label: annotations %v labels %v, calls %+v", other.Annotations, other.Labels, rec.calls())
 	}
+	if n := len(rec.calls()); n != 1 {
+		t.Errorf("the spoke got the day-2 host %d times, want once", n)
+	}
+}
+
+// On platform None (here a single-node cluster) the BMAC writes no
+// spoke BareMetalHost or Machine for a day-2 host.
+func TestDay2ZTPHostNotRecordedOnPlatformNone(t *testing.T) {
+	rec := &recordingSpokes{}
+	h := startHubWith(t, rec)
+	ns := h.namespace(t)
+	sno := &hiveextv1beta1.AgentClusterInstall{}
+	sno.Spec.ProvisionRequirements.ControlPlaneAgents = 1
+	h.installedSite(t, ns, sno)
+	h.infraEnv(t, ns, &agentv1beta1.ClusterReference{Name: "site-cd", Namespace: ns})
+	ctx := context.Background()
+	bmh := h.bmh(t, ns, "extra-0", "52:54:00:00:31:01", map[string]string{agentv1beta1.InfraEnvNameLabel: "site"})
+	h.agent(t, installedAgent(ns, "extra-0", "worker-extra", agentv1beta1.HostRoleWorker, agentv1beta1.HostKindAddToExistingClusterHost))
+	h.eventually(t, "the hub host labelled for backup", func() bool {
+		_ = h.c.Get(ctx, client.ObjectKeyFromObject(bmh), bmh)
+		return bmh.Labels[backupLabel] == "true"
+	})
+	time.Sleep(2 * time.Second)
+	if calls := rec.calls(); len(calls) != 0 {
+		t.Errorf("spoke objects written on platform None: %+v", calls)
+	}
+}
+
+// installedSite writes the installed ClusterDeployment site-cd and its
+// AgentClusterInstall.
+func (h *hub) installedSite(t *testing.T, ns string, aci *hiveextv1beta1.AgentClusterInstall) {
+	t.Helper()
+	ctx := context.Background()
+	cd := &hivev1.ClusterDeployment{ObjectMeta: metav1.ObjectMeta{Name: "site-cd", Namespace: ns},
+		Spec: hivev1.ClusterDeploymentSpec{ClusterName: "site-cd", BaseDomain: "lab.example", Installed: true,
+			ClusterMetadata: &hivev1.ClusterMetadata{ClusterID: "id", InfraID: "site-cd-x7k2p", AdminKubeconfigSecretRef: corev1.LocalObjectReference{Name: "kc"}},
+			Platform:        hivev1.Platform{AgentBareMetal: &agent.BareMetalPlatform{}}}}
+	aci.ObjectMeta = metav1.ObjectMeta{Name: "site-cd", Namespace: ns}
+	aci.Spec.ClusterDeploymentRef = corev1.LocalObjectReference{Name: "site-cd"}
+	for _, o := range []client.Object{cd, aci} {
+		if err := h.c.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// setAgentStage moves an Agent's install progress to stage.
+func (h *hub) setAgentStage(t *testing.T, ns, name string, stage agentv1beta1.HostStage) {
+	t.Helper()
+	ctx := context.Background()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		a := &agentv1beta1.Agent{}
+		if err := h.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, a); err != nil {
+			return err
+		}
+		a.Status.Progress.CurrentStage = stage
+		return h.c.Status().Update(ctx, a)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// installingAgent is a day-2 worker Agent whose host writes its disk.
+func installingAgent(ns, bmh, hostname string) agentv1beta1.Agent {
+	a := installedAgent(ns, bmh, hostname, agentv1beta1.HostRoleWorker, agentv1beta1.HostKindAddToExistingClusterHost)
+	a.Status.Progress.CurrentStage = agentv1beta1.HostStageWritingImageToDisk
+	a.Status.DebugInfo.State = agentv1beta1.AgentStateInstallingInProgress
+	return a
 }
 
 func (h *hub) bmh(t *testing.T, ns, name, mac string, labels map[string]string) *bmov1alpha1.BareMetalHost {
 	t.Helper()
 	b := &bmov1alpha1.BareMetalHost{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels},
-		Spec: bmov1alpha1.BareMetalHostSpec{BootMACAddress: mac, Online: true}}
+		Spec: bmov1alpha1.BareMetalHostSpec{BootMACAddress: mac, Online: true,
+			BMC: bmov1alpha1.BMCDetails{Address: "redfish-virtualmedia+http://127.0.0.1:8000/redfish/v1/Systems/" + name, CredentialsName: name + "-bmc"}}}
 	if err := h.c.Create(context.Background(), b); err != nil {
 		t.Fatal(err)
 	}
@@ -157,6 +264,7 @@ type spokeCall struct {
 	key     ClusterKey
 	machine string
 	host    InstalledHost
+	day2    Day2Host
 }
 
 func (r *recordingSpokes) Create(context.Context, ClusterKey, string) (Spoke, error) { return nil, nil }
@@ -175,9 +283,9 @@ type recordingSpoke struct {
 	key   ClusterKey
 }
 
-func (s *recordingSpoke) AddInstalledHost(_ context.Context, machine string, host InstalledHost) error {
+func (s *recordingSpoke) AddInstalledHost(_ context.Context, host Day2Host) error {
 	s.r.mu.Lock()
 	defer s.r.mu.Unlock()
-	s.r.log = append(s.r.log, spokeCall{key: s.key, machine: machine, host: host})
+	s.r.log = append(s.r.log, spokeCall{key: s.key, machine: host.Machine, host: host.InstalledHost, day2: host})
 	return nil
 }

@@ -24,6 +24,9 @@ func (s *Service) summarize(in *install) {
 	st.ControlPlaneAgentsReady, st.WorkerAgentsReady = readyCounts(in.agents)
 	st.DebugInfo.EventsURL = s.URL() + "/api/assisted-install/v2/events?namespace=" + url.QueryEscape(aci.Namespace)
 	st.Progress.TotalPercentage = totalPercent(st.DebugInfo.State, in.agents)
+	n := networkingOf(aci).withHosts(in.agents)
+	n.record(st)
+	st.ValidationsInfo = hiveextv1beta1.ValidationsStatus{"network": n.validations(in.agents)}
 	s.setInstallConditions(in)
 }
 
@@ -51,7 +54,7 @@ func totalPercent(state string, agents []agentv1beta1.Agent) int64 {
 
 func (s *Service) setInstallConditions(in *install) {
 	aci, state := in.aci, in.aci.Status.DebugInfo.State
-	var failing []string
+	failing := failingMessages(aci.Status.ValidationsInfo["network"])
 	for i := range in.agents {
 		a := &in.agents[i]
 		if !conditionTrue(a, agentv1beta1.ConditionValidated) && !installStates[a.Status.DebugInfo.State] {

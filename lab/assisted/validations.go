@@ -24,6 +24,8 @@ type validationInput struct {
 	connected bool
 	// peers are the other agents bound to the same cluster.
 	peers []agentv1beta1.Agent
+	// networking is the bound cluster's; nil for an unbound host.
+	networking *clusterNetworking
 }
 
 // validate runs the host validations of the lab's assisted service, with
@@ -63,6 +65,10 @@ func validate(in validationInput) agentv1beta1.ValidationsStatus {
 			fmt.Sprintf("Hostname %q is forbidden or not a valid DNS name; set the Agent's spec.hostname", name)),
 		result("hostname-unique", uniqueHostname(name, in), fmt.Sprintf("Hostname %s is unique in cluster", name),
 			fmt.Sprintf("Hostname %s is not unique in cluster: another host of the cluster has it", name)),
+	}
+	if n := in.networking; n != nil {
+		status, msg := n.inMachineNetworks(in.agent)
+		network = append(network, agentv1beta1.ValidationResult{ID: "belongs-to-machine-cidr", Status: status, Message: msg})
 	}
 	return agentv1beta1.ValidationsStatus{"hardware": hw, "network": network}
 }

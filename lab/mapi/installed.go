@@ -150,7 +150,7 @@ func createOrKeep(ctx context.Context, c client.Client, obj client.Object) error
 
 // AddInstalledHost records a host added to the running cluster (a ZTP
 // day-2 worker): its BareMetalHost and the Machine of the given name.
-func (m *MachineAPI) AddInstalledHost(ctx context.Context, machine string, h assisted.InstalledHost) error {
+func (m *MachineAPI) AddInstalledHost(ctx context.Context, h assisted.Day2Host) error {
 	o := hostObjects{opts: m.opts, img: m.images}
-	return createLinked(ctx, m.client, []linkedHost{{host: o.host(h, machine), machine: o.day2Machine(machine)}})
+	return createLinked(ctx, m.client, []linkedHost{{host: o.host(h.InstalledHost, h.Machine), machine: o.day2Machine(h.Machine)}})
 }

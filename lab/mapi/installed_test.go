@@ -82,7 +82,7 @@ func TestInstalledHostsMachines(t *testing.T) {
 	day2 := installedHost("inst-day2-bmh", agentv1beta1.HostRoleWorker)
 	day2.Hostname, day2.Hardware.Hostname = "inst-day2-node", "inst-day2-node"
 	readyNode(ctx, t, day2.Hostname)
-	if err := m.AddInstalledHost(ctx, "site-inst-day2-bmh", day2); err != nil {
+	if err := m.AddInstalledHost(ctx, assisted.Day2Host{InstalledHost: day2, Machine: "site-inst-day2-bmh", ClusterName: "site"}); err != nil {
 		t.Fatal(err)
 	}
 	// The Node is found by the host name the hardware details give.

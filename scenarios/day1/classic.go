@@ -43,7 +43,7 @@ func (f *classicFlow) install(ctx context.Context) {
 	hub := f.in.Lab.Client()
 	site := scenarios.ZTPSite{Namespace: f.ns, Name: f.ns, ControlPlane: controlPlaneReplicas, Workers: workerReplicas,
 		Version: version(f.in.Config), ReleaseImage: releaseImage(f.in.Config),
-		PullSecret: pullSecret, SSHKey: f.in.SSHKey}
+		PullSecret: pullSecret, SSHKey: f.in.SSHKey, Network: scenarios.LabSiteNetwork}
 	By("writing the ZTP manifests: pull secret, ClusterImageSet, ClusterDeployment, AgentClusterInstall, InfraEnv")
 	for _, o := range site.Manifests() {
 		Expect(hub.Create(ctx, o)).To(Succeed(), "create %T %s", o, o.GetName())

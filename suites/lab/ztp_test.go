@@ -20,6 +20,7 @@ import (
 	"github.com/paritylab/paritylab/lab/mapi"
 	agentv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
 	hiveextv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/hiveextensions/v1beta1"
+	"github.com/paritylab/paritylab/scenarios"
 )
 
 // ztpSite is the namespace and name of the ZTP cluster the specs install.
@@ -158,7 +159,11 @@ func ztpManifests() []client.Object {
 				Networking: hiveextv1beta1.Networking{
 					ClusterNetwork: []hiveextv1beta1.ClusterNetworkEntry{{CIDR: "10.128.0.0/14", HostPrefix: 23}},
 					ServiceNetwork: []string{"172.30.0.0/16"},
+					MachineNetwork: []hiveextv1beta1.MachineNetworkEntry{{CIDR: scenarios.LabSiteNetwork.MachineNetwork}},
 				},
+				// A 3-host BareMetal-platform cluster needs VIPs: the
+				// lab sites' (scenarios.LabSiteNetwork).
+				APIVIPs: []string{scenarios.LabSiteNetwork.APIVIP}, IngressVIPs: []string{scenarios.LabSiteNetwork.IngressVIP},
 				SSHPublicKey: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIParitylabTestKeyOnlyForTheLab lab@example"}},
 		&agentv1beta1.InfraEnv{ObjectMeta: metav1.ObjectMeta{Name: ns, Namespace: ns},
 			Spec: agentv1beta1.InfraEnvSpec{
