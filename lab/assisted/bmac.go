@@ -77,8 +77,11 @@ func (s *Service) reconcileBMH(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	ieName := bmh.Labels[agentv1beta1.InfraEnvNameLabel]
-	if ieName == "" || !bmh.DeletionTimestamp.IsZero() {
+	if ieName == "" {
 		return ctrl.Result{}, nil
+	}
+	if !bmh.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, s.unpauseForDeletion(ctx, bmh)
 	}
 	ie := &agentv1beta1.InfraEnv{}
 	if err := s.client.Get(ctx, client.ObjectKey{Namespace: bmh.Namespace, Name: ieName}, ie); err != nil {
@@ -100,6 +103,22 @@ func (s *Service) reconcileBMH(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil
 	}
 	return ctrl.Result{}, s.recordDay2Host(ctx, bmh, agent)
+}
+
+// unpauseForDeletion lets the bare-metal operator delete a paused host:
+// upstream's BMAC removes the paused annotation from a host being
+// deleted (handleBMHFinalizer); a paused host is never reconciled, so
+// the operator's finalizer would stay forever.
+func (s *Service) unpauseForDeletion(ctx context.Context, bmh *bmov1alpha1.BareMetalHost) error {
+	if _, paused := bmh.Annotations[bmov1alpha1.PausedAnnotation]; !paused {
+		return nil
+	}
+	patch := client.MergeFrom(bmh.DeepCopy())
+	delete(bmh.Annotations, bmov1alpha1.PausedAnnotation)
+	if err := s.client.Patch(ctx, bmh, patch); err != nil {
+		return fmt.Errorf("unpause BareMetalHost %s for deletion: %w", bmh.Name, err)
+	}
+	return nil
 }
 
 // agentOfHost is the host's Agent, or nil.

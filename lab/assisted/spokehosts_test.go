@@ -129,6 +129,28 @@ func TestDay2ZTPHostRecordedInSpoke(t *testing.T) {
 	if n := len(rec.calls()); n != 1 {
 		t.Errorf("the spoke got the day-2 host %d times, want once", n)
 	}
+
+	// Deleted, the host is unpaused for the bare-metal operator (whose
+	// finalizer a test finalizer stands for) to finish the deletion.
+	const hold = "test.paritylab.io/hold"
+	patch := client.MergeFrom(bmh.DeepCopy())
+	bmh.Finalizers = append(bmh.Finalizers, hold)
+	if err := h.c.Patch(ctx, bmh, patch); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.c.Delete(ctx, bmh); err != nil {
+		t.Fatal(err)
+	}
+	h.eventually(t, "the deleted host unpaused", func() bool {
+		_ = h.c.Get(ctx, client.ObjectKeyFromObject(bmh), bmh)
+		_, paused := bmh.Annotations[bmov1alpha1.PausedAnnotation]
+		return !paused
+	})
+	patch = client.MergeFrom(bmh.DeepCopy())
+	bmh.Finalizers = slices.DeleteFunc(bmh.Finalizers, func(f string) bool { return f == hold })
+	if err := h.c.Patch(ctx, bmh, patch); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // On platform None (here a single-node cluster) the BMAC writes no
