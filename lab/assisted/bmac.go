@@ -91,7 +91,8 @@ func (s *Service) reconcileBMH(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	patch := client.MergeFromWithOptions(bmh.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	before := bmh.DeepCopy()
+	patch := client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
 	labelForBackup(bmh)
 	if !pauseAndDetach(bmh, agent) {
 		setLiveISO(bmh, ie.Status.ISODownloadURL)
@@ -99,10 +100,21 @@ func (s *Service) reconcileBMH(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := s.client.Patch(ctx, bmh, patch); err != nil {
 		return ctrl.Result{}, fmt.Errorf("update BareMetalHost %s: %w", bmh.Name, err)
 	}
+	s.recordBMHEvents(before, bmh)
 	if agent == nil {
 		return ctrl.Result{}, nil
 	}
 	return ctrl.Result{}, s.recordDay2Host(ctx, bmh, agent)
+}
+
+// recordBMHEvents tells what a reconcile changed about the host.
+func (s *Service) recordBMHEvents(before, after *bmov1alpha1.BareMetalHost) {
+	if after.Spec.Image != nil && (before.Spec.Image == nil || before.Spec.Image.URL != after.Spec.Image.URL) {
+		s.events.add(after.Namespace, after.Name, "BareMetalHost %s boots the discovery ISO of its InfraEnv", after.Name)
+	}
+	if _, was := before.Annotations[detachedAnnotation]; !was && after.Annotations[detachedAnnotation] != "" {
+		s.events.add(after.Namespace, after.Name, "BareMetalHost %s detached: its host rebooted into the installed system", after.Name)
+	}
 }
 
 // unpauseForDeletion lets the bare-metal operator delete a paused host:
