@@ -79,6 +79,9 @@ func (s *Service) reconcileACI(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if saveErr := s.saveACI(ctx, aci, before); saveErr != nil {
 		return ctrl.Result{}, saveErr
 	}
+	if syncErr := s.syncClusterDeployment(ctx, in); syncErr != nil {
+		return ctrl.Result{}, syncErr
+	}
 	return result, err
 }
 
@@ -163,13 +166,39 @@ func lastIndex(s string, c byte) int {
 	return -1
 }
 
-// setACICondition sets a hive install condition, moving its transition
-// time only when its status changes.
+// setACICondition sets a hive install condition to True or False.
 func setACICondition(aci *hiveextv1beta1.AgentClusterInstall, t hivev1.ClusterInstallConditionType, ok bool, reason, msg string) {
 	status := corev1.ConditionFalse
 	if ok {
 		status = corev1.ConditionTrue
 	}
+	setACIConditionStatus(aci, t, installCondition{status, reason, msg})
+}
+
+// aciCondition is the ACI's condition of a type, or nil.
+func aciCondition(aci *hiveextv1beta1.AgentClusterInstall, t hivev1.ClusterInstallConditionType) *hivev1.ClusterInstallCondition {
+	for i := range aci.Status.Conditions {
+		if aci.Status.Conditions[i].Type == t {
+			return &aci.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+func aciConditionTrue(aci *hiveextv1beta1.AgentClusterInstall, t hivev1.ClusterInstallConditionType) bool {
+	c := aciCondition(aci, t)
+	return c != nil && c.Status == corev1.ConditionTrue
+}
+
+func aciConditionReason(aci *hiveextv1beta1.AgentClusterInstall, t hivev1.ClusterInstallConditionType, reason string) bool {
+	c := aciCondition(aci, t)
+	return c != nil && c.Reason == reason
+}
+
+// setACIConditionStatus sets a hive install condition, moving its
+// transition time only when its status changes.
+func setACIConditionStatus(aci *hiveextv1beta1.AgentClusterInstall, t hivev1.ClusterInstallConditionType, c installCondition) {
+	status, reason, msg := c.status, c.reason, c.message
 	now := metav1.Now()
 	for i := range aci.Status.Conditions {
 		c := &aci.Status.Conditions[i]

@@ -2,22 +2,15 @@ package assisted
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
 	"maps"
 	"strings"
 
-	"github.com/google/uuid"
-	hivev1 "github.com/openshift/hive/apis/hive/v1"
+	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/paritylab/paritylab/lab/assisted/agentapi"
 	agentv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
@@ -37,9 +30,17 @@ func (s *Service) advance(ctx context.Context, in *install) (ctrl.Result, error)
 	case hiveextv1beta1.ClusterStatePreparingForInstallation:
 		return s.prepare(ctx, in)
 	case hiveextv1beta1.ClusterStateInstalling:
+		if err := s.publishNoIngressKubeconfig(ctx, in); err != nil {
+			return ctrl.Result{}, err
+		}
 		return s.advanceInstalling(in)
 	case hiveextv1beta1.ClusterStateFinalizing:
+		if err := s.publishNoIngressKubeconfig(ctx, in); err != nil {
+			return ctrl.Result{}, err
+		}
 		return s.finalize(ctx, in)
+	case hiveextv1beta1.ClusterStateInstalled:
+		return s.handleInstalled(ctx, in)
 	case hiveextv1beta1.ClusterStateAddingHosts:
 		return s.addHosts(ctx, in)
 	}
@@ -335,49 +336,22 @@ func (s *Service) finalize(ctx context.Context, in *install) (ctrl.Result, error
 	if err := s.startMachineAPI(ctx, in, spoke); err != nil {
 		return ctrl.Result{}, err
 	}
-	if err := s.publishCluster(ctx, in, spoke); err != nil {
-		return ctrl.Result{}, err
-	}
-	setState(in.aci, hiveextv1beta1.ClusterStateAddingHosts, "Cluster is installed; it accepts day-2 hosts")
+	setState(in.aci, hiveextv1beta1.ClusterStateInstalled, "Cluster is installed")
 	s.events.add(in.aci.Namespace, in.aci.Name, "Cluster %s installed", in.cd.Name)
-	return ctrl.Result{}, nil
+	return s.handleInstalled(ctx, in)
 }
 
-// publishCluster writes the admin kubeconfig and password Secrets and marks
-// the ClusterDeployment installed, as assisted-service does for hive.
-func (s *Service) publishCluster(ctx context.Context, in *install, spoke Spoke) error {
-	kubeconfig := in.cd.Name + "-admin-kubeconfig"
-	password := in.cd.Name + "-admin-password"
-	pw := make([]byte, 12)
-	_, _ = rand.Read(pw)
-	if err := s.ensureSecret(ctx, in, kubeconfig, map[string][]byte{"kubeconfig": spoke.AdminKubeconfig()}); err != nil {
-		return err
+// handleInstalled is assisted-service's handleClusterInstalled: the first
+// pass over an installed cluster publishes its credentials, then reports
+// it Completed (summarize), which hive reads; once installed by either
+// account the cluster becomes a day-2 cluster that accepts more hosts
+// (TransformClusterToDay2).
+func (s *Service) handleInstalled(ctx context.Context, in *install) (ctrl.Result, error) {
+	if !in.cd.Spec.Installed && !aciConditionReason(in.aci, hiveextv1beta1.ConditionCompleted, hiveextv1beta1.ReasonInstallationCompleted) {
+		return ctrl.Result{Requeue: true}, s.updateClusterMetadata(ctx, in)
 	}
-	if err := s.ensureSecret(ctx, in, password, map[string][]byte{"username": []byte("kubeadmin"), "password": []byte(hex.EncodeToString(pw))}); err != nil {
-		return err
-	}
-	meta := &hivev1.ClusterMetadata{
-		ClusterID: uuid.NewString(), InfraID: spoke.InfrastructureName(),
-		AdminKubeconfigSecretRef: corev1.LocalObjectReference{Name: kubeconfig},
-		AdminPasswordSecretRef:   &corev1.LocalObjectReference{Name: password},
-	}
-	if in.cd.Spec.ClusterMetadata == nil {
-		in.cd.Spec.ClusterMetadata = meta
-	}
-	in.cd.Spec.Installed = true
-	if err := s.client.Update(ctx, in.cd); err != nil {
-		return fmt.Errorf("mark ClusterDeployment %s installed: %w", in.cd.Name, err)
-	}
-	if in.aci.Spec.ClusterMetadata == nil {
-		patch := client.MergeFrom(in.aci.DeepCopy())
-		in.aci.Spec.ClusterMetadata = in.cd.Spec.ClusterMetadata
-		status := in.aci.Status.DeepCopy()
-		if err := s.client.Patch(ctx, in.aci, patch); err != nil {
-			return fmt.Errorf("record cluster metadata on %s: %w", in.aci.Name, err)
-		}
-		in.aci.Status = *status
-	}
-	return nil
+	setState(in.aci, hiveextv1beta1.ClusterStateAddingHosts, "Cluster is installed; it accepts day-2 hosts")
+	return ctrl.Result{}, nil
 }
 
 // startMachineAPI starts the workload cluster's machine API with the
@@ -397,17 +371,6 @@ func (s *Service) startMachineAPI(ctx context.Context, in *install, spoke Spoke)
 	}
 	if err := spoke.StartMachineAPI(ctx, hosts); err != nil {
 		return fmt.Errorf("start the machine API of %s: %w", in.key(), err)
-	}
-	return nil
-}
-
-func (s *Service) ensureSecret(ctx context.Context, in *install, name string, data map[string][]byte) error {
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: in.cd.Namespace}, Data: data, Type: corev1.SecretTypeOpaque}
-	if err := controllerutil.SetOwnerReference(in.cd, secret, s.client.Scheme()); err != nil {
-		return err
-	}
-	if err := s.client.Create(ctx, secret); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("create secret %s: %w", name, err)
 	}
 	return nil
 }

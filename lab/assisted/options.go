@@ -82,8 +82,7 @@ type Spoke interface {
 	// KubernetesVersion is what its kubelets report.
 	KubernetesVersion() string
 	// InfrastructureName is the cluster's infrastructure ID: the
-	// installer's prefix of machine API object names, and the
-	// ClusterDeployment's spec.clusterMetadata.infraID.
+	// installer's prefix of machine API object names.
 	InfrastructureName() string
 	// StartMachineAPI runs the cluster's machine API once the install is
 	// done, first writing what the installer leaves for it, including a

@@ -1,9 +1,11 @@
 package assisted
 
 import (
-	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
 	"net/url"
 	"strings"
+
+	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
+	corev1 "k8s.io/api/core/v1"
 
 	agentv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
 	hiveextv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/hiveextensions/v1beta1"
@@ -52,37 +54,93 @@ func totalPercent(state string, agents []agentv1beta1.Agent) int64 {
 	return 0
 }
 
+// setInstallConditions sets the ACI's conditions from the cluster's
+// state as assisted-service does (clusterRequirementsMet,
+// clusterValidated, clusterCompleted, clusterFailed, clusterStopped), with
+// upstream's reasons and messages.
 func (s *Service) setInstallConditions(in *install) {
-	aci, state := in.aci, in.aci.Status.DebugInfo.State
-	failing := failingMessages(aci.Status.ValidationsInfo["network"])
+	aci, state, info := in.aci, in.aci.Status.DebugInfo.State, in.aci.Status.DebugInfo.StateInfo
+	setACIConditionStatus(aci, hiveextv1beta1.ConditionRequirementsMet, requirementsMet(state))
+	setACIConditionStatus(aci, hiveextv1beta1.ConditionValidated, validated(state, failingValidations(in)))
+	setACIConditionStatus(aci, hiveextv1beta1.ConditionCompleted, completed(state, info, in.aci.Spec.HoldInstallation))
+	setACIConditionStatus(aci, hiveextv1beta1.ConditionFailed, failed(state, info))
+	setACIConditionStatus(aci, hiveextv1beta1.ConditionStopped, stopped(state))
+}
+
+// installCondition is a condition's status, reason and message.
+type installCondition struct {
+	status          corev1.ConditionStatus
+	reason, message string
+}
+
+func requirementsMet(state string) installCondition {
+	switch state {
+	case hiveextv1beta1.ClusterStateReady:
+		return installCondition{corev1.ConditionTrue, hiveextv1beta1.ReasonClusterReady, "The cluster is ready to begin the installation"}
+	case "", hiveextv1beta1.ClusterStateInsufficient, hiveextv1beta1.ClusterStatePendingForInput:
+		return installCondition{corev1.ConditionFalse, hiveextv1beta1.ReasonClusterNotReady, "The cluster is not ready to begin the installation"}
+	case hiveextv1beta1.ClusterStateInstalled, hiveextv1beta1.ClusterStateError:
+		return installCondition{corev1.ConditionTrue, hiveextv1beta1.ReasonClusterInstallationStopped, "The cluster installation stopped"}
+	}
+	return installCondition{corev1.ConditionTrue, hiveextv1beta1.ReasonClusterAlreadyInstalling, "The cluster requirements are met"}
+}
+
+// failingValidations are the messages of the cluster's failing
+// validations: its own and, as upstream's all-hosts-are-ready-to-install
+// does, its hosts'.
+func failingValidations(in *install) []string {
+	failing := failingMessages(in.aci.Status.ValidationsInfo["network"])
 	for i := range in.agents {
 		a := &in.agents[i]
 		if !conditionTrue(a, agentv1beta1.ConditionValidated) && !installStates[a.Status.DebugInfo.State] {
 			failing = append(failing, hostname(a)+": "+conditionMessage(a, agentv1beta1.ConditionValidated))
 		}
 	}
-	if len(failing) == 0 {
-		setACICondition(aci, hiveextv1beta1.ConditionValidated, true, "ValidationsPassing", "The cluster's validations are passing")
-	} else {
-		setACICondition(aci, hiveextv1beta1.ConditionValidated, false, "ValidationsFailing", "The cluster's validations are failing: "+strings.Join(failing, "; "))
+	return failing
+}
+
+func validated(state string, failing []string) installCondition {
+	switch state {
+	case "", hiveextv1beta1.ClusterStateInsufficient:
+		return installCondition{corev1.ConditionFalse, hiveextv1beta1.ReasonValidationsFailing, "The cluster's validations are failing: " + strings.Join(failing, ",")}
+	case hiveextv1beta1.ClusterStatePendingForInput:
+		return installCondition{corev1.ConditionFalse, hiveextv1beta1.ReasonValidationsUserPending, "The cluster's validations are pending for user: " + strings.Join(failing, ",")}
 	}
-	preInstall := state == "" || state == hiveextv1beta1.ClusterStateInsufficient || state == hiveextv1beta1.ClusterStateReady
-	switch {
-	case preInstall && state == hiveextv1beta1.ClusterStateReady:
-		setACICondition(aci, hiveextv1beta1.ConditionRequirementsMet, true, hiveextv1beta1.ReasonClusterReady, "The cluster is ready to begin the installation")
-	case preInstall:
-		setACICondition(aci, hiveextv1beta1.ConditionRequirementsMet, false, hiveextv1beta1.ReasonClusterNotReady, aci.Status.DebugInfo.StateInfo)
-	default:
-		setACICondition(aci, hiveextv1beta1.ConditionRequirementsMet, true, hiveextv1beta1.ReasonClusterAlreadyInstalling, "The cluster requirements are met")
+	return installCondition{corev1.ConditionTrue, hiveextv1beta1.ReasonValidationsPassing, "The cluster's validations are passing"}
+}
+
+func completed(state, info string, held bool) installCondition {
+	switch state {
+	case hiveextv1beta1.ClusterStateInstalled, hiveextv1beta1.ClusterStateAddingHosts:
+		return installCondition{corev1.ConditionTrue, hiveextv1beta1.ReasonInstallationCompleted, "The installation has completed: " + info}
+	case hiveextv1beta1.ClusterStateError:
+		return installCondition{corev1.ConditionFalse, hiveextv1beta1.ReasonInstallationFailed, "The installation has failed: " + info}
+	case hiveextv1beta1.ClusterStateReady:
+		if held {
+			return installCondition{corev1.ConditionFalse, hiveextv1beta1.ReasonInstallationOnHold, "The installation is on hold. To unhold set holdInstallation to false"}
+		}
+		return installCondition{corev1.ConditionFalse, hiveextv1beta1.ReasonInstallationNotStarted, "The installation has not yet started"}
+	case "", hiveextv1beta1.ClusterStateInsufficient, hiveextv1beta1.ClusterStatePendingForInput:
+		return installCondition{corev1.ConditionFalse, hiveextv1beta1.ReasonInstallationNotStarted, "The installation has not yet started"}
 	}
-	done := state == hiveextv1beta1.ClusterStateAddingHosts || state == hiveextv1beta1.ClusterStateInstalled
-	failed := state == hiveextv1beta1.ClusterStateError
-	setACICondition(aci, hiveextv1beta1.ConditionCompleted, done, map[bool]string{true: "InstallationCompleted", false: "InstallationNotCompleted"}[done],
-		map[bool]string{true: "The installation has completed: " + aci.Status.DebugInfo.StateInfo, false: "The installation has not completed: " + aci.Status.DebugInfo.StateInfo}[done])
-	setACICondition(aci, hiveextv1beta1.ConditionFailed, failed, map[bool]string{true: "InstallationFailed", false: "InstallationNotFailed"}[failed],
-		map[bool]string{true: "The installation failed: " + aci.Status.DebugInfo.StateInfo, false: "The installation has not failed"}[failed])
-	setACICondition(aci, hiveextv1beta1.ConditionStopped, done || failed, map[bool]string{true: "InstallationStopped", false: "InstallationNotStopped"}[done || failed],
-		map[bool]string{true: "The installation has stopped", false: "The installation is waiting to start or in progress"}[done || failed])
+	return installCondition{corev1.ConditionFalse, hiveextv1beta1.ReasonInstallationInProgress, "The installation is in progress: " + info}
+}
+
+func failed(state, info string) installCondition {
+	if state == hiveextv1beta1.ClusterStateError {
+		return installCondition{corev1.ConditionTrue, hiveextv1beta1.ReasonInstallationFailed, "The installation failed: " + info}
+	}
+	return installCondition{corev1.ConditionFalse, hiveextv1beta1.ReasonInstallationNotFailed, "The installation has not failed"}
+}
+
+func stopped(state string) installCondition {
+	switch state {
+	case hiveextv1beta1.ClusterStateError:
+		return installCondition{corev1.ConditionTrue, hiveextv1beta1.ReasonInstallationFailed, "The installation has stopped due to error"}
+	case hiveextv1beta1.ClusterStateInstalled, hiveextv1beta1.ClusterStateAddingHosts:
+		return installCondition{corev1.ConditionTrue, hiveextv1beta1.ReasonInstallationCompleted, "The installation has stopped because it completed successfully"}
+	}
+	return installCondition{corev1.ConditionFalse, hiveextv1beta1.ReasonInstallationNotStopped, "The installation is waiting to start or in progress"}
 }
 
 func conditionMessage(a *agentv1beta1.Agent, t conditionsv1.ConditionType) string {

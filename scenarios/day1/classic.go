@@ -7,7 +7,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	machinev1beta1 "github.com/openshift/api/machine/v1beta1"
-	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -111,17 +110,20 @@ func (f *classicFlow) waitMachinesRunning(ctx context.Context, n int) {
 }
 
 // kubeconfig is the admin kubeconfig the install published: the Secret
-// the ClusterDeployment's cluster metadata names.
+// the AgentClusterInstall's cluster metadata names. assisted-service
+// names it there while the cluster installs, the same moment the CAPI
+// flow's control-plane provider reads it from the same field; hive copies
+// it to the ClusterDeployment only once the install completed.
 func (f *classicFlow) kubeconfig(ctx context.Context) ([]byte, error) {
-	cd := &hivev1.ClusterDeployment{}
-	if err := f.in.Lab.Client().Get(ctx, client.ObjectKey{Namespace: f.ns, Name: f.ns}, cd); err != nil {
+	aci := &hiveextv1beta1.AgentClusterInstall{}
+	if err := f.in.Lab.Client().Get(ctx, client.ObjectKey{Namespace: f.ns, Name: f.ns}, aci); err != nil {
 		return nil, err
 	}
-	if cd.Spec.ClusterMetadata == nil {
-		return nil, fmt.Errorf("ClusterDeployment %s has no cluster metadata yet", cd.Name)
+	if aci.Spec.ClusterMetadata == nil {
+		return nil, fmt.Errorf("AgentClusterInstall %s has no cluster metadata yet", aci.Name)
 	}
 	secret := &corev1.Secret{}
-	if err := f.in.Lab.Client().Get(ctx, client.ObjectKey{Namespace: f.ns, Name: cd.Spec.ClusterMetadata.AdminKubeconfigSecretRef.Name}, secret); err != nil {
+	if err := f.in.Lab.Client().Get(ctx, client.ObjectKey{Namespace: f.ns, Name: aci.Spec.ClusterMetadata.AdminKubeconfigSecretRef.Name}, secret); err != nil {
 		return nil, err
 	}
 	return secret.Data["kubeconfig"], nil
