@@ -6,11 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/paritylab/paritylab/lab/binaries"
 	"github.com/paritylab/paritylab/lab/capm3"
 	"github.com/paritylab/paritylab/lab/crds"
 	"github.com/paritylab/paritylab/lab/mapi"
+	"github.com/paritylab/paritylab/providers/capoa"
 )
 
 // ComponentRecord says which implementation, at which version, runs one
@@ -58,14 +60,25 @@ func hubComponentRecords(hub, machineController string) []ComponentRecord {
 		{Name: "hub", Implementation: hub + " (kube-apiserver, kube-controller-manager " + binaries.KubernetesVersion + ", etcd " + binaries.EtcdVersion + ")"},
 		{Name: "capi-core", Implementation: "sigs.k8s.io/cluster-api", Version: moduleVersion("sigs.k8s.io/cluster-api")},
 		{Name: "infra", Implementation: capm3.ComponentName, Version: binaries.CAPM3Version},
-		{Name: "bootstrap", Implementation: ownProviders + " (OpenshiftAssistedConfig)"},
-		{Name: "control-plane", Implementation: ownProviders + " (OpenshiftAssistedControlPlane)"},
+		{Name: "bootstrap", Implementation: providerRecord("OpenshiftAssistedConfig", capoa.Bootstrap)},
+		{Name: "control-plane", Implementation: providerRecord("OpenshiftAssistedControlPlane", capoa.ControlPlane)},
 		{Name: "bmo", Implementation: ownBMO},
 		{Name: "assisted", Implementation: ownAssisted},
 		{Name: "machine-api", Implementation: "github.com/openshift/machine-api-operator", Version: moduleVersion("github.com/openshift/machine-api-operator")},
 		machineControllerRecord(machineController),
 		{Name: "bmc", Implementation: ownBMC},
 	}
+}
+
+// providerRecord names one of our providers by its kind and the
+// behaviours where it departs from CAPOA's (providers/capoa), so that a
+// report reader knows which CAPI-flow lines CAPOA would not have written.
+func providerRecord(kind string, p capoa.Provider) string {
+	ids := capoa.IDs(p)
+	if len(ids) == 0 {
+		return ownProviders + " (" + kind + ")"
+	}
+	return ownProviders + " (" + kind + "; departs from CAPOA: " + strings.Join(ids, ", ") + ")"
 }
 
 // machineControllerRecord names the machine controller of the machine

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/paritylab/paritylab/lab/mapi"
+	"github.com/paritylab/paritylab/providers/capoa"
 )
 
 // What the lab records it runs names the module versions it links, also
@@ -26,6 +27,13 @@ func TestComponentRecordsNameLinkedVersions(t *testing.T) {
 	}
 	if !strings.HasPrefix(byName["hub"].Implementation, "local (") {
 		t.Errorf("hub %q does not name the hub backend", byName["hub"].Implementation)
+	}
+	for name, p := range map[string]capoa.Provider{"control-plane": capoa.ControlPlane, "bootstrap": capoa.Bootstrap} {
+		for _, id := range capoa.IDs(p) {
+			if !strings.Contains(byName[name].Implementation, id) {
+				t.Errorf("%s %q does not name its departure from CAPOA %s", name, byName[name].Implementation, id)
+			}
+		}
 	}
 	dir := t.TempDir()
 	if err := writeComponents(dir, records); err != nil {

@@ -7,7 +7,6 @@ import (
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
@@ -112,18 +111,8 @@ func TestNoKubeconfigBeforeInstall(t *testing.T) {
 // there.
 func (h *hub) setACIState(t *testing.T, ns, name, state string) {
 	t.Helper()
-	ctx := context.Background()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		aci := &hiveextv1beta1.AgentClusterInstall{}
-		if err := h.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, aci); err != nil {
-			return err
-		}
-		aci.Status.DebugInfo.State = state
-		return h.c.Status().Update(ctx, aci)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	aci := &hiveextv1beta1.AgentClusterInstall{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	h.updateStatus(t, aci, func() { aci.Status.DebugInfo.State = state })
 }
 
 func (h *hub) secret(t *testing.T, ns, name string) *corev1.Secret {

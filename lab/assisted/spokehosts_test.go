@@ -203,14 +203,21 @@ func (h *hub) installedSite(t *testing.T, ns string, aci *hiveextv1beta1.AgentCl
 // setAgentStage moves an Agent's install progress to stage.
 func (h *hub) setAgentStage(t *testing.T, ns, name string, stage agentv1beta1.HostStage) {
 	t.Helper()
+	a := &agentv1beta1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	h.updateStatus(t, a, func() { a.Status.Progress.CurrentStage = stage })
+}
+
+// updateStatus re-reads obj and writes its status as mutate changes it,
+// again when a controller wrote it in between.
+func (h *hub) updateStatus(t *testing.T, obj client.Object, mutate func()) {
+	t.Helper()
 	ctx := context.Background()
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		a := &agentv1beta1.Agent{}
-		if err := h.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, a); err != nil {
+		if err := h.c.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
 			return err
 		}
-		a.Status.Progress.CurrentStage = stage
-		return h.c.Status().Update(ctx, a)
+		mutate()
+		return h.c.Status().Update(ctx, obj)
 	})
 	if err != nil {
 		t.Fatal(err)
