@@ -60,6 +60,7 @@ require (
 	github.com/xlab/treeprint v1.2.0 // indirect
 	k8s.io/cli-runtime v0.34.1 // indirect
 	k8s.io/kubectl v0.34.1 // indirect
+	sigs.k8s.io/kube-storage-version-migrator v0.0.6-0.20230721195810-5c8923c5ff96 // indirect
 	sigs.k8s.io/kustomize/api v0.20.1 // indirect
 	sigs.k8s.io/kustomize/kyaml v0.20.1 // indirect
 )

@@ -201,7 +201,9 @@ func (s *spoke) startMachineAPI(ctx context.Context, installed []assisted.Instal
 			PollInterval: 10 * time.Minute,
 		},
 		MachineController: sp.externalMachineController(),
-		Logger:            d.logger.WithValues("cluster", sp.c.Name()),
+		// Removed with the cluster's directory.
+		WebhookCertDir: filepath.Join(sp.c.Dir(), "machine-api-webhooks"),
+		Logger:         d.logger.WithValues("cluster", sp.c.Name()),
 	})
 }
 

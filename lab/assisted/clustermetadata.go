@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -147,7 +148,7 @@ func (s *Service) ensureCredentialSecret(ctx context.Context, in *install, name,
 // hive copies into the ClusterDeployment's status.
 func (s *Service) syncClusterDeployment(ctx context.Context, in *install) error {
 	cd, aci := in.cd, in.aci
-	patch := client.MergeFrom(cd.DeepCopy())
+	before := cd.DeepCopy()
 	if met := aci.Spec.ClusterMetadata; met != nil && met.InfraID != "" && met.ClusterID != "" &&
 		met.AdminKubeconfigSecretRef.Name != "" && met.AdminPasswordSecretRef != nil && met.AdminPasswordSecretRef.Name != "" {
 		cd.Spec.ClusterMetadata = met.DeepCopy()
@@ -155,7 +156,10 @@ func (s *Service) syncClusterDeployment(ctx context.Context, in *install) error 
 	if aciConditionTrue(aci, hivev1.ClusterInstallStopped) && aciConditionTrue(aci, hivev1.ClusterInstallCompleted) {
 		cd.Spec.Installed = true
 	}
-	if err := s.client.Patch(ctx, cd, patch); err != nil {
+	if equality.Semantic.DeepEqual(before.Spec, cd.Spec) {
+		return nil
+	}
+	if err := s.client.Patch(ctx, cd, client.MergeFrom(before)); err != nil {
 		return fmt.Errorf("sync ClusterDeployment %s with its install: %w", cd.Name, err)
 	}
 	return nil

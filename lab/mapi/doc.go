@@ -26,6 +26,13 @@
 // retry limit, the capi.metal3.io/unhealthy host annotation and the
 // deletion of reprovisionable Machines. Its CRDs are CAPM3's v1beta1
 // version, which the upstream controller serves (crds.MachineAPIRemediation).
+// The workload cluster's API server calls a port of the same repository's
+// Metal3Remediation(Template) webhooks (pkg/webhook: Reboot only, a
+// timeout of at least 100 s, at least one retry; templates defaulted to
+// Reboot, 600 s, one retry), served on loopback by the machine API's
+// manager and configured with MAO's own webhook configurations (failure
+// policy Ignore), also when the upstream machine controller binary runs
+// with its webhook server off.
 //
 // Start also does what the installer does for the machine API of a
 // bare-metal cluster: it writes the shared worker user data Secret

@@ -40,6 +40,8 @@ type MachineAPI struct {
 	runErr error
 	// external is the upstream machine controller, when it runs.
 	external *process.Process
+	// hooks serves the machine API's webhooks.
+	hooks *webhookServing
 
 	stopOnce sync.Once
 	stopErr  error
@@ -60,19 +62,23 @@ func Start(ctx context.Context, opts Options) (_ *MachineAPI, retErr error) {
 	if err != nil {
 		return nil, err
 	}
-	mgr, bmo, err := newManager(opts, img)
+	hooks, err := newWebhookServing(opts.WebhookCertDir)
 	if err != nil {
 		return nil, errors.Join(err, img.close())
 	}
+	mgr, bmo, err := newManager(opts, img, hooks)
+	if err != nil {
+		return nil, errors.Join(err, img.close(), hooks.close())
+	}
 	c, err := client.New(opts.RESTConfig, client.Options{Scheme: mgr.GetScheme()})
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("machine API client: %w", err), img.close(), bmo.Close())
+		return nil, errors.Join(fmt.Errorf("machine API client: %w", err), img.close(), bmo.Close(), hooks.close())
 	}
 	if err := install(ctx, c, opts, img); err != nil {
-		return nil, errors.Join(err, img.close(), bmo.Close())
+		return nil, errors.Join(err, img.close(), bmo.Close(), hooks.close())
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	m := &MachineAPI{opts: opts, images: img, client: c, cancel: cancel, done: make(chan struct{})}
+	m := &MachineAPI{opts: opts, images: img, client: c, cancel: cancel, done: make(chan struct{}), hooks: hooks}
 	go func() {
 		defer close(m.done)
 		if err := mgr.Start(runCtx); err != nil {
@@ -82,6 +88,9 @@ func Start(ctx context.Context, opts Options) (_ *MachineAPI, retErr error) {
 	}()
 	if !mgr.GetCache().WaitForCacheSync(ctx) {
 		return nil, errors.Join(errors.New("machine API: caches did not sync"), m.Stop())
+	}
+	if err := hooks.install(ctx, mgr, c); err != nil {
+		return nil, errors.Join(err, m.Stop())
 	}
 	if e := opts.MachineController; e != nil {
 		if m.external, err = startExternal(ctx, e, opts.Namespace, opts.Logger); err != nil {
@@ -103,7 +112,7 @@ func Scheme() (*runtime.Scheme, error) {
 	return s, nil
 }
 
-func newManager(opts Options, img *imageServer) (manager.Manager, *metal3.Operator, error) {
+func newManager(opts Options, img *imageServer, hooks *webhookServing) (manager.Manager, *metal3.Operator, error) {
 	s, err := Scheme()
 	if err != nil {
 		return nil, nil, err
@@ -112,6 +121,7 @@ func newManager(opts Options, img *imageServer) (manager.Manager, *metal3.Operat
 		Scheme: s, Logger: opts.Logger,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
+		WebhookServer:          hooks.server(),
 		// Every workload cluster runs the same controllers in this
 		// process, next to the hub's bare-metal operator.
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
@@ -157,6 +167,7 @@ func addControllers(mgr manager.Manager, mopts manager.Options, opts Options, im
 		wrap("bare-metal operator", bmo.SetupWithManager(context.Background(), mgr)),
 		wrap("node image server", mgr.Add(img)),
 		wrap("installer controller", mgr.Add(newInstallerController(mgr.GetAPIReader(), mgr.GetClient(), opts))),
+		wrap("Metal3Remediation webhooks", addRemediationWebhooks(mgr)),
 	)
 }
 
@@ -184,7 +195,8 @@ func featureGate() (featuregate.MutableFeatureGate, error) {
 func (m *MachineAPI) NodeImageURL() (url, sha256 string) { return m.images.url(), m.images.checksum }
 
 // Stop ends the upstream machine controller if it runs, then every
-// controller in process and the image server, and waits for them.
+// controller in process, the image server and the webhook server, and
+// waits for them.
 func (m *MachineAPI) Stop() error {
 	m.stopOnce.Do(func() {
 		if m.external != nil {
@@ -192,6 +204,7 @@ func (m *MachineAPI) Stop() error {
 		}
 		m.cancel()
 		<-m.done
+		m.stopErr = errors.Join(m.stopErr, m.hooks.close())
 	})
 	return errors.Join(m.stopErr, m.runErr)
 }

@@ -54,6 +54,10 @@ type Options struct {
 	// controller binary to run instead of the in-process port of its
 	// actuator and Metal3Remediation controller.
 	MachineController *ExternalController
+	// WebhookCertDir receives the serving certificate and key (0600) of
+	// the machine API's webhook server. Default: a temporary directory,
+	// removed by Stop.
+	WebhookCertDir string
 	// Logger receives the controllers' logs. Default discard.
 	Logger logr.Logger
 }

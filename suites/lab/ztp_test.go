@@ -73,6 +73,8 @@ func ztpSpecs() {
 		Expect(c.Get(ctx, client.ObjectKey{Namespace: ztpSite, Name: ztpSite}, cd)).To(Succeed())
 		Expect(cd.Spec.Installed).To(BeTrue())
 		Expect(cd.Spec.ClusterMetadata).NotTo(BeNil())
+		Expect(cd.Spec.ClusterMetadata.InfraID).To(Equal(string(aci.UID)), "the infra ID is the service's cluster ID, as assisted-service writes it")
+		Expect(cd.Spec.ClusterMetadata.AdminPasswordSecretRef).NotTo(BeNil(), "hive copies the metadata once it names the password too")
 		secret := &corev1.Secret{}
 		Expect(c.Get(ctx, client.ObjectKey{Namespace: ztpSite, Name: cd.Spec.ClusterMetadata.AdminKubeconfigSecretRef.Name}, secret)).To(Succeed())
 		cfg, err := clientcmd.RESTConfigFromKubeConfig(secret.Data["kubeconfig"])
@@ -102,7 +104,7 @@ func ztpSpecs() {
 		AddReportEntry("ZTP: day-1 wall time", time.Since(start).Round(time.Second).String())
 
 		By("finding the spoke's machine API objects as an assisted install on the BareMetal platform leaves them")
-		expectInstalledMachineAPI(ctx, cd.Spec.ClusterMetadata.InfraID)
+		expectInstalledMachineAPI(ctx)
 		AddReportEntry("ZTP: spoke Machines Running", time.Since(start).Round(time.Second).String())
 	}, SpecTimeout(20*time.Minute))
 
@@ -205,10 +207,10 @@ func aciCondition(aci *hiveextv1beta1.AgentClusterInstall, t hivev1.ClusterInsta
 // control-plane Machine <infra>-master-<i>, which MAO's Machine controller
 // runs and its nodelink controller links to the host's Node; the worker
 // MachineSet at zero replicas (the compact site has no workers).
-func expectInstalledMachineAPI(ctx context.Context, infra string) {
+func expectInstalledMachineAPI(ctx context.Context) {
 	wl := shared.lab.Workload(ztpSite, ztpSite)
 	Expect(wl).NotTo(BeNil())
-	Expect(infra).To(Equal(wl.InfrastructureName()), "ClusterDeployment infraID is the spoke's infrastructure name")
+	infra := wl.InfrastructureName()
 	s, err := mapi.Scheme()
 	Expect(err).NotTo(HaveOccurred())
 	spoke, err := client.New(wl.RESTConfig(), client.Options{Scheme: s})
