@@ -8,7 +8,8 @@
 // departures next to the providers in its backends line instead, so that a
 // reader of a CAPI-flow line knows when our providers, not CAPOA, wrote
 // it. Where our providers write what CAPOA writes (labels, annotations,
-// install objects) there is no departure to register.
+// install objects, the Agent's installer args) there is no departure to
+// register.
 //
 // It must not import anything of paritylab: the lab and the results read
 // it.

@@ -106,7 +106,9 @@ type OpenshiftAssistedConfigSpec struct {
 	// +kubebuilder:validation:Enum=x86_64;aarch64;arm64;ppc64le;s390x
 	CPUArchitecture string `json:"cpuArchitecture,omitempty"`
 
-	// kernelArguments change the discovery image's kernel command line.
+	// kernelArguments change the kernel command line of the discovery
+	// image and, through the installer arguments of the host's Agent, of
+	// the installed system.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=64
@@ -140,7 +142,7 @@ type Proxy struct {
 	NoProxy string `json:"noProxy,omitempty"`
 }
 
-// KernelArgument is one change to the discovery kernel command line.
+// KernelArgument is one change to the kernel command line.
 type KernelArgument struct {
 	// operation is what to do with value.
 	// +optional

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"sort"
@@ -12,6 +13,7 @@ import (
 
 	"sigs.k8s.io/cluster-api/util"
 
+	bootstrapv1 "github.com/paritylab/paritylab/providers/bootstrap/api/v1alpha2"
 	"github.com/paritylab/paritylab/providers/bootstrap/internal/ignition"
 	agentv1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
 )
@@ -95,14 +97,38 @@ func (r *Reconciler) desiredAgent(s *scope, a *agentv1.Agent) error {
 		return err
 	}
 	a.Spec.IgnitionConfigOverrides = override
+	if a.Spec.InstallerArgs, err = installerArgs(s.config.Spec.KernelArguments); err != nil {
+		return err
+	}
 	// Like CAPOA's, no label or annotation: an Agent is traced to its
 	// Machine through its InfraEnv, which the Machine owns.
 	return nil
 }
 
+// installerArgs are the coreos-installer arguments that give the
+// installed system the config's kernel arguments too, as CAPOA writes
+// them: a JSON list of --<operation>-karg <value> pairs, "[]" for none.
+// An argument without operation is appended, as the InfraEnv takes it.
+func installerArgs(kargs []bootstrapv1.KernelArgument) (string, error) {
+	args := make([]string, 0, 2*len(kargs))
+	for _, k := range kargs {
+		op := k.Operation
+		if op == "" {
+			op = "append"
+		}
+		args = append(args, "--"+op+"-karg", k.Value)
+	}
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return "", fmt.Errorf("installer args: %w", err)
+	}
+	return string(raw), nil
+}
+
 func equalAgents(a, b *agentv1.Agent) bool {
 	return a.Spec.Approved == b.Spec.Approved && a.Spec.Role == b.Spec.Role && a.Spec.Hostname == b.Spec.Hostname &&
-		a.Spec.IgnitionConfigOverrides == b.Spec.IgnitionConfigOverrides && maps.Equal(a.Spec.NodeLabels, b.Spec.NodeLabels) &&
+		a.Spec.IgnitionConfigOverrides == b.Spec.IgnitionConfigOverrides && a.Spec.InstallerArgs == b.Spec.InstallerArgs &&
+		maps.Equal(a.Spec.NodeLabels, b.Spec.NodeLabels) &&
 		(a.Spec.ClusterDeploymentName == nil) == (b.Spec.ClusterDeploymentName == nil)
 }
 

@@ -156,6 +156,32 @@ func TestApproval(t *testing.T) {
 	}
 }
 
+// As CAPOA does, the config's kernel arguments reach the installed
+// system too: the Agent's installer args carry them for coreos-installer
+// ("[]" for none); one without operation is appended.
+func TestKernelArgumentsBecomeInstallerArgs(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		kargs []bootstrapv1.KernelArgument
+		want  []string
+	}{
+		{name: "none", want: []string{}},
+		{name: "append, delete and no operation", kargs: []bootstrapv1.KernelArgument{
+			{Operation: "append", Value: "console=ttyS0"}, {Operation: "delete", Value: "quiet"}, {Value: "nosmt"}},
+			want: []string{"--append-karg", "console=ttyS0", "--delete-karg", "quiet", "--append-karg", "nosmt"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, false, bootstrapv1.OpenshiftAssistedConfigSpec{KernelArguments: tc.kargs})
+			f.registerHost("host-a", "m")
+			a := f.eventuallyApproved("host-a")
+			var got []string
+			f.g.Expect(json.Unmarshal([]byte(a.Spec.InstallerArgs), &got)).To(Succeed(), "installerArgs %q", a.Spec.InstallerArgs)
+			f.g.Expect(got).To(Equal(tc.want))
+		})
+	}
+}
+
 // The label CAPM3 finds a Node by is resolved on the node from its config
 // drive: the override carries boot units that do it before the kubelet.
 func TestKubeletLabelFromConfigDriveMetadata(t *testing.T) {
