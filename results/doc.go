@@ -28,7 +28,9 @@
 // known-divergence Registry (registry*.go, known-divergences.yaml) explains
 // each differing line and, when the aspect exists on one side only, says
 // so (presentIn). An entry that explains lines of both flows pairs them
-// one to one unless it says why the counts differ (countsDiffer). The
+// one to one unless it says why the counts differ (countsDiffer); an entry
+// for the behaviour of one object says how many lines it explains
+// (lines). The
 // loader rejects entries broader than the behaviour they name
 // (registry_rules.go): entries without patterns, catch-all patterns,
 // condition entries that accept an unhealthy live state

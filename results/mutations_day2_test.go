@@ -78,14 +78,19 @@ func capiExtraMachine(t *testing.T, m, c *Observation) {
 	c.Objects = append(c.Objects, mach)
 }
 
-// The Machine the BMAC writes for the ZTP day-2 worker carries the
-// ClusterDeployment's name as machine.openshift.io/cluster-api-cluster
-// instead of the infrastructure ID: scrubbing must not hide it.
+// An installer worker Machine carries the ClusterDeployment's name as
+// machine.openshift.io/cluster-api-cluster, as only the Machine the BMAC
+// writes for the ZTP day-2 worker does: scrubbing must not hide it, and
+// the entry for the day-2 Machine must not explain it.
 func mapiBMACMachineLabelledWithClusterName(t *testing.T, m, c *Observation) {
-	mach := findObject(t, m, "machine", func(o *Object) bool {
+	day2 := findObject(t, m, "machine", func(o *Object) bool {
 		return live(o) && strings.HasSuffix(o.Annotations["metal3.io/BareMetalHost"], "/day2-worker-0")
 	})
-	noDrift(t, mach.Labels["machine.openshift.io/cluster-api-cluster"] != "" && m.Cluster != "", "day-2 MAPI Machine labelled with the infrastructure ID")
+	noDrift(t, day2.Labels["machine.openshift.io/cluster-api-cluster"] != "" && m.Cluster != "", "day-2 MAPI Machine with a cluster label")
+	mach := findObject(t, m, "machine", func(o *Object) bool {
+		return live(o) && o.Labels["machine.openshift.io/cluster-api-machineset"] != ""
+	})
+	noDrift(t, mach.Labels["machine.openshift.io/cluster-api-cluster"] != m.Cluster, "MachineSet Machine labelled with the infrastructure ID")
 	mach.Labels["machine.openshift.io/cluster-api-cluster"] = m.Cluster
 }
 

@@ -68,6 +68,11 @@ type Entry struct {
 	// behaviour (a drain event, one BMC operation) is a regression. Its
 	// patterns fix the lines of each side, so it takes no countsDiffer.
 	RequireAll bool `json:"requireAll,omitempty"`
+	// Lines, when set, is how many differing lines the entry explains in
+	// an aspect: an entry for the behaviour of one object (the Machine
+	// the BMAC writes for a day-2 host, say) would otherwise explain the
+	// same line on every other object of the aspect.
+	Lines int `json:"lines,omitempty"`
 	// Explanation says why the flows differ and why that is acceptable.
 	Explanation string `json:"explanation"`
 	// Upstream are the places in upstream code or docs that show the

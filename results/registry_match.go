@@ -82,6 +82,10 @@ func (r *Registry) classify(scenario string, ar *AspectResult) {
 				notes = append(notes, fmt.Sprintf("entry %s explains its behaviour only in full (requireAll), but %s", c.entry.ID, strings.Join(missing, ", ")))
 				continue
 			}
+		} else if n := len(c.mapi) + len(c.capi); c.entry.Lines > 0 && n != c.entry.Lines {
+			unM, unC = append(unM, c.mapi...), append(unC, c.capi...)
+			notes = append(notes, fmt.Sprintf("entry %s explains %d line(s) only, here %d match it", c.entry.ID, c.entry.Lines, n))
+			continue
 		} else if c.entry.twoSided() && c.entry.CountsDiffer == "" && len(c.mapi) != len(c.capi) {
 			unM, unC = append(unM, c.mapi...), append(unC, c.capi...)
 			ar.Miscounted = append(ar.Miscounted, c.entry)

@@ -158,6 +158,33 @@ func TestRequireAllExplainsWholeBehavioursOnly(t *testing.T) {
 	}
 }
 
+// An entry for one object's behaviour (lines: 1) explains that one line:
+// the same line on a second object is a regression.
+func TestLinesBoundsWhatAnEntryExplains(t *testing.T) {
+	reg, err := ParseRegistry(ruleDoc(entryYAML("day2-machine-label",
+		"  aspect: objects/machine/metadata\n  lines: 1\n  mapi: ['label cluster=<cluster>']\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		mapi []string
+		want Verdict
+	}{
+		{"the one object", []string{"label cluster=<cluster>"}, KnownDivergence},
+		{"a second object too", repeat("label cluster=<cluster>", 2), Regression},
+	} {
+		ar := AspectResult{Aspect: "objects/machine/metadata", Verdict: Regression, OnlyMAPI: tc.mapi}
+		reg.classify("day1", &ar)
+		if ar.Verdict != tc.want {
+			t.Errorf("%s: %s (%s), want %s", tc.name, ar.Verdict, ar.Note, tc.want)
+		}
+		if tc.want == Regression && (len(ar.UnexplainedMAPI) != len(tc.mapi) || !strings.Contains(ar.Note, "explains 1 line(s) only, here 2")) {
+			t.Errorf("%s: want every line unexplained and a note: %+v", tc.name, ar)
+		}
+	}
+}
+
 // An aspect one flow lacks is a regression unless an entry says it exists
 // under the other flow only; that entry explains no presence the other
 // way round, and presence alone is not enough: its lines must be named.

@@ -149,7 +149,7 @@ func (e *Entry) checkRules() error {
 			errs = append(errs, checkHostStatePattern(p))
 		}
 	}
-	errs = append(errs, e.checkPresentIn(), e.checkCountsDiffer(), e.checkRequireAll())
+	errs = append(errs, e.checkPresentIn(), e.checkCountsDiffer(), e.checkRequireAll(), e.checkLines())
 	return errors.Join(errs...)
 }
 
@@ -240,6 +240,18 @@ func (e *Entry) checkRequireAll() error {
 		return errors.New("requireAll applies to mapi and capi patterns, not conditions")
 	case e.CountsDiffer != "":
 		return errors.New("requireAll entries take no countsDiffer: their patterns name the lines each flow has")
+	}
+	return nil
+}
+
+func (e *Entry) checkLines() error {
+	switch {
+	case e.Lines == 0:
+		return nil
+	case e.Lines < 0:
+		return fmt.Errorf("lines must be positive, not %d", e.Lines)
+	case e.Conditions != nil || e.RequireAll || e.CountsDiffer != "":
+		return errors.New("lines counts the lines of mapi and capi patterns; it takes no conditions, requireAll or countsDiffer")
 	}
 	return nil
 }

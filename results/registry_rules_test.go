@@ -53,6 +53,8 @@ func TestLoaderRejectsOverBroadEntries(t *testing.T) {
 		{"presentIn names lines of its flow only", "present-both", "  aspect: nodes/labels\n  presentIn: capi\n  mapi: ['a=b']\n  capi: ['a=c']\n", "names lines of the other flow"},
 		{"countsDiffer on two-sided entries only", "counts-one-side", "  aspect: nodes/labels\n  countsDiffer: because\n  capi: ['a=b']\n", "countsDiffer applies"},
 		{"requireAll fixes the counts", "all-and-counts", "  aspect: events/normal\n  requireAll: true\n  countsDiffer: because\n  mapi: ['a: B']\n  capi: ['a: C', 'a: D']\n", "no countsDiffer"},
+		{"lines is positive", "lines-negative", "  aspect: nodes/labels\n  lines: -1\n  capi: ['a=b']\n", "must be positive"},
+		{"lines counts pattern lines only", "lines-and-counts", "  aspect: nodes/labels\n  lines: 1\n  countsDiffer: because\n  mapi: ['a=c']\n  capi: ['a=b']\n", "takes no conditions, requireAll or countsDiffer"},
 		{"requireAll takes patterns", "all-conditions", "  aspect: objects/machine/conditions\n  requireAll: true\n  conditions: {capi: {live: {Ready: \"True\"}}}\n", "not conditions"},
 	} {
 		_, err := ParseRegistry(ruleDoc(entryYAML(tc.id, tc.fields)))
@@ -75,6 +77,7 @@ func TestLoaderAcceptsNarrowEntries(t *testing.T) {
 		"healthy-conditions":  "  aspect: objects/machine/conditions\n  conditions:\n    capi:\n      live: {Ready: \"True(AsExpected)\", NodeHealthy: \"True\", Paused: \"False\"}\n      deleted: {Deleting: \"True\", Ready: \"False\"}\n",
 		"capi-only-aspect":    "  aspect: objects/machine-set/conditions\n  presentIn: capi\n  conditions: {capi: {live: {MachinesReady: \"True\"}}}\n",
 		"whole-behaviour":     "  aspect: events/normal\n  requireAll: true\n  mapi: ['machine: DrainSucceeded']\n  capi: ['machine: SuccessfulDrainNode', 'machine: NodeVolumesDetached']\n",
+		"one-object":          "  aspect: objects/machine/metadata\n  lines: 1\n  mapi: ['label a=<cluster>']\n",
 		"paired-counts":       "  aspect: nodes/annotations\n  countsDiffer: one annotation against five\n  mapi: ['machine\\.openshift\\.io/machine=<namespace>/<name>']\n  capi: ['cluster\\.x-k8s\\.io/machine=<name>']\n",
 	} {
 		if _, err := ParseRegistry(ruleDoc(entryYAML(id, fields))); err != nil {

@@ -46,11 +46,11 @@ func TestDiffPassesOnKnownDivergencesOnly(t *testing.T) {
 	if !strings.HasPrefix(out, "PASS:") {
 		t.Fatalf("got %s", out)
 	}
-	// In the real run CAPI took 21s from the kubeconfig to running
-	// Machines, MAPI 9s: within the default tolerance (±30s), not a
-	// tighter one.
+	// In the real run the flows' durations differ by seconds (the whole
+	// install by about 10 s): within the default tolerance (1.5× or
+	// ±30s), not a tighter one.
 	out, err = runCLI(t, "diff", day1MAPI, day1CAPI, "--duration-ratio", "1.05", "--duration-slack", "1s")
-	if err == nil || !strings.Contains(out, "REGRESSION  durations/machines-running") {
+	if err == nil || !strings.Contains(out, "REGRESSION  durations/total") {
 		t.Fatalf("tight duration tolerance: %v\n%s", err, out)
 	}
 }

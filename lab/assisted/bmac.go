@@ -67,7 +67,7 @@ func bmhOfAgent(_ context.Context, obj client.Object) []reconcile.Request {
 // installed system (so that the operator never touches an installed
 // node) and then paused with its status saved in an annotation
 // (PAUSE_PROVISIONED_BMHS, on by default). A host added to an installed
-// cluster gets its spoke BareMetalHost and Machine once installed.
+// cluster gets its spoke BareMetalHost and Machine once installing.
 //
 // Left out: the 60 s InfraEnv image cooldown of this flow, and the
 // deprovision finalizer.
@@ -185,19 +185,12 @@ func pauseAndDetach(bmh *bmov1alpha1.BareMetalHost, agent *agentv1beta1.Agent) b
 
 // recordDay2Host gives a host added to an installed BareMetal-platform
 // cluster its spoke BareMetalHost and Machine <clusterdeployment>-<bmh>
-// once its agent installed it, and marks the hub host so that it
-// happens once. Day-1 hosts got theirs when the cluster's machine API
-// started.
-//
-// Upstream's BMAC writes them as soon as the agent is installing, the
-// spoke host as a copy of the hub host's spec (live ISO included) and
-// the Machine labelled with the ClusterDeployment's name and the agent's
-// role; the lab still writes them once the host is installed, as the
-// installer writes day-1 hosts (issue 14, item 3, still open).
+// as soon as its agent is installing, as upstream's BMAC does, and marks
+// the hub host so that it happens once. Day-1 hosts got theirs when the
+// cluster's machine API started.
 func (s *Service) recordDay2Host(ctx context.Context, bmh *bmov1alpha1.BareMetalHost, a *agentv1beta1.Agent) error {
 	ref := a.Spec.ClusterDeploymentName
-	if bmh.Annotations[spokeCreatedAnnotation] != "" || ref == nil || a.Status.Kind != agentv1beta1.HostKindAddToExistingClusterHost ||
-		a.Status.Progress.CurrentStage != agentv1beta1.HostStageDone {
+	if bmh.Annotations[spokeCreatedAnnotation] != "" || ref == nil || !agentInstalling(a) {
 		return nil
 	}
 	key := ClusterKey{Namespace: ref.Namespace, Name: ref.Name}
@@ -224,6 +217,14 @@ func (s *Service) recordDay2Host(ctx context.Context, bmh *bmov1alpha1.BareMetal
 	}
 	s.events.add(bmh.Namespace, bmh.Name, "BareMetalHost %s and Machine %s created in the cluster", bmh.Name, host.Machine)
 	return nil
+}
+
+// agentInstalling: the states in which the BMAC writes a day-2 host's
+// spoke objects (the install has started, the host not yet rebooted
+// into the cluster's).
+func agentInstalling(a *agentv1beta1.Agent) bool {
+	st := a.Status.DebugInfo.State
+	return st == agentv1beta1.AgentStateInstalling || st == agentv1beta1.AgentStateInstallingInProgress
 }
 
 // setLiveISO points the host at the InfraEnv's ISO: inspection disabled

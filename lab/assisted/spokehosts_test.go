@@ -63,10 +63,12 @@ func TestDay1HostsAreZTPHostsOnly(t *testing.T) {
 }
 
 // A ZTP host added to an installed BareMetal-platform cluster has its
-// hub BareMetalHost labelled for backup, detached when the host reboots
-// into the installed system, and paused with its status saved once the
-// operator reports it detached; once installed it gets, once, a spoke
-// BareMetalHost of its name and a Machine <cd>-<bmh>.
+// hub BareMetalHost labelled for backup; as soon as its agent installs
+// it gets, once, a spoke BareMetalHost of its name and a Machine
+// <cd>-<bmh> (upstream's BMAC writes them at installing, not when the
+// host is done); the hub host is detached when the host reboots into
+// the installed system, and paused with its status saved once the
+// operator reports it detached.
 // A host without the InfraEnv label is no business of the BMAC.
 func TestDay2ZTPHostRecordedInSpoke(t *testing.T) {
 	rec := &recordingSpokes{}
@@ -77,7 +79,7 @@ func TestDay2ZTPHostRecordedInSpoke(t *testing.T) {
 	ctx := context.Background()
 	bmh := h.bmh(t, ns, "extra-0", "52:54:00:00:30:01", map[string]string{agentv1beta1.InfraEnvNameLabel: "site"})
 	other := h.bmh(t, ns, "capi-9", "52:54:00:00:30:02", nil)
-	h.agent(t, installingAgent(ns, "extra-0", "worker-extra"))
+	h.agent(t, boundAgent(ns, "extra-0", "worker-extra"))
 	h.agent(t, installingAgent(ns, "capi-9", "worker-capi"))
 
 	h.eventually(t, "the hub host labelled for backup", func() bool {
@@ -85,9 +87,24 @@ func TestDay2ZTPHostRecordedInSpoke(t *testing.T) {
 		return bmh.Labels[backupLabel] == "true"
 	})
 	time.Sleep(2 * time.Second)
-	_ = h.c.Get(ctx, client.ObjectKeyFromObject(bmh), bmh)
-	if _, ok := bmh.Annotations[detachedAnnotation]; ok || len(rec.calls()) > 0 {
-		t.Errorf("host detached (%v) or recorded in the spoke (%+v) while its agent writes the disk", bmh.Annotations, rec.calls())
+	if calls := rec.calls(); len(calls) > 0 {
+		t.Errorf("host recorded in the spoke before its agent installs: %+v", calls)
+	}
+
+	h.setAgentStage(t, ns, "agent-worker-extra", agentv1beta1.HostStageWritingImageToDisk)
+	h.eventually(t, "the spoke's BareMetalHost and Machine for the installing host", func() bool { return len(rec.calls()) > 0 })
+	c := rec.calls()[0]
+	if c.machine != "site-cd-extra-0" || c.day2.ClusterName != "site-cd" || c.host.BareMetalHost != "extra-0" || c.host.Hostname != "worker-extra" ||
+		c.host.Role != agentv1beta1.HostRoleWorker || c.host.BootMACAddress != "52:54:00:00:30:01" || c.key.Name != "site-cd" ||
+		c.day2.HubSpec.BMC.Address == "" || c.host.Hardware == nil || c.host.Hardware.CPU.Count != 16 {
+		t.Errorf("spoke got %+v", c)
+	}
+	h.eventually(t, "the hub host marked", func() bool {
+		_ = h.c.Get(ctx, client.ObjectKeyFromObject(bmh), bmh)
+		return bmh.Annotations[spokeCreatedAnnotation] != ""
+	})
+	if _, ok := bmh.Annotations[detachedAnnotation]; ok {
+		t.Errorf("host detached while its agent writes the disk: %v", bmh.Annotations)
 	}
 
 	h.setAgentStage(t, ns, "agent-worker-extra", agentv1beta1.HostStageRebooting)
@@ -104,17 +121,6 @@ func TestDay2ZTPHostRecordedInSpoke(t *testing.T) {
 		return slices.ContainsFunc(ev, func(e Event) bool { return strings.Contains(e.Message, "detached") })
 	})
 	h.setAgentStage(t, ns, "agent-worker-extra", agentv1beta1.HostStageDone)
-	h.eventually(t, "the spoke's BareMetalHost and Machine for the installed host", func() bool { return len(rec.calls()) > 0 })
-	c := rec.calls()[0]
-	if c.machine != "site-cd-extra-0" || c.day2.ClusterName != "site-cd" || c.host.BareMetalHost != "extra-0" || c.host.Hostname != "worker-extra" ||
-		c.host.Role != agentv1beta1.HostRoleWorker || c.host.BootMACAddress != "52:54:00:00:30:01" || c.key.Name != "site-cd" ||
-		c.day2.HubSpec.BMC.Address == "" {
-		t.Errorf("spoke got %+v", c)
-	}
-	h.eventually(t, "the hub host marked", func() bool {
-		_ = h.c.Get(ctx, client.ObjectKeyFromObject(bmh), bmh)
-		return bmh.Annotations[spokeCreatedAnnotation] != ""
-	})
 	bmh.Status.OperationalStatus = bmov1alpha1.OperationalStatusDetached
 	bmh.Status.Provisioning.State = bmov1alpha1.StateProvisioned
 	if err := h.c.Status().Update(ctx, bmh); err != nil {
@@ -171,7 +177,7 @@ func TestDay2ZTPHostNotRecordedOnPlatformNone(t *testing.T) {
 	h.infraEnv(t, ns, &agentv1beta1.ClusterReference{Name: "site-cd", Namespace: ns})
 	ctx := context.Background()
 	bmh := h.bmh(t, ns, "extra-0", "52:54:00:00:31:01", map[string]string{agentv1beta1.InfraEnvNameLabel: "site"})
-	h.agent(t, installedAgent(ns, "extra-0", "worker-extra", agentv1beta1.HostRoleWorker, agentv1beta1.HostKindAddToExistingClusterHost))
+	h.agent(t, installingAgent(ns, "extra-0", "worker-extra"))
 	h.eventually(t, "the hub host labelled for backup", func() bool {
 		_ = h.c.Get(ctx, client.ObjectKeyFromObject(bmh), bmh)
 		return bmh.Labels[backupLabel] == "true"
@@ -222,6 +228,15 @@ func (h *hub) updateStatus(t *testing.T, obj client.Object, mutate func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// boundAgent is a day-2 worker Agent bound to site-cd whose install has
+// not started.
+func boundAgent(ns, bmh, hostname string) agentv1beta1.Agent {
+	a := installedAgent(ns, bmh, hostname, agentv1beta1.HostRoleWorker, agentv1beta1.HostKindAddToExistingClusterHost)
+	a.Status.Progress.CurrentStage = ""
+	a.Status.DebugInfo.State = agentv1beta1.AgentStateKnown
+	return a
 }
 
 // installingAgent is a day-2 worker Agent whose host writes its disk.

@@ -48,8 +48,11 @@
 // installer controller (a port of assisted-installer's controller in the
 // installed cluster) gives them. The actuator finds those Machines
 // existing and only links them. A day-2
-// ZTP host gets the same through AddInstalledHost, with the Machine
-// <clusterdeployment>-<baremetalhost> of assisted-service's BMAC.
+// ZTP host gets what assisted-service's BMAC writes, through
+// AddInstalledHost while its agent installs: the hub host's spec without
+// BMC (so unmanaged as well) and an unowned Machine
+// <clusterdeployment>-<baremetalhost> with the control-plane image, which
+// stays Provisioned until its Node joins.
 //
 // Differences from OpenShift, on purpose, because of the lab's network
 // (every guest is 10.0.2.15 behind QEMU user-mode networking, so IPs name

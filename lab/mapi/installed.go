@@ -102,17 +102,6 @@ func (o hostObjects) masterMachine(name string) *machinev1beta1.Machine {
 	}
 }
 
-// day2Machine is the Machine assisted-service's BMAC creates for a host
-// added to the cluster: no owner, worker role labels, the worker
-// providerSpec (never used to provision).
-func (o hostObjects) day2Machine(name string) *machinev1beta1.Machine {
-	ms := workerMachineSet(o.opts, o.img, 0)
-	return &machinev1beta1.Machine{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: o.opts.Namespace, Labels: roleLabels(o.opts.InfrastructureName, "worker")},
-		Spec:       machinev1beta1.MachineSpec{ProviderSpec: ms.Spec.Template.Spec.ProviderSpec},
-	}
-}
-
 func (o hostObjects) image() Image {
 	return Image{URL: o.img.url(), Checksum: o.img.checksum, ChecksumType: "sha256", DiskFormat: "raw"}
 }
@@ -146,11 +135,4 @@ func createOrKeep(ctx context.Context, c client.Client, obj client.Object) error
 		return fmt.Errorf("create %T %s: %w", obj, obj.GetName(), err)
 	}
 	return nil
-}
-
-// AddInstalledHost records a host added to the running cluster (a ZTP
-// day-2 worker): its BareMetalHost and the Machine of the given name.
-func (m *MachineAPI) AddInstalledHost(ctx context.Context, h assisted.Day2Host) error {
-	o := hostObjects{opts: m.opts, img: m.images}
-	return createLinked(ctx, m.client, []linkedHost{{host: o.host(h.InstalledHost, h.Machine), machine: o.day2Machine(h.Machine)}})
 }

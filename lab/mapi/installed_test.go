@@ -2,8 +2,10 @@ package mapi
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -46,6 +48,7 @@ func TestInstalledHostsMachines(t *testing.T) {
 
 	for i, name := range []string{"inst-master-a", "inst-master-b", "inst-master-c"} {
 		expectLinked(ctx, t, MasterMachineName(infra, i), name, name)
+		expectInstallerHost(ctx, t, name)
 	}
 	var workers []machinev1beta1.Machine
 	pollFor(ctx, t, time.Minute, "the worker MachineSet's 2 Machines each on an installed worker host", func() bool {
@@ -60,6 +63,7 @@ func TestInstalledHostsMachines(t *testing.T) {
 	for _, w := range workers {
 		host := w.Annotations[HostAnnotation][len(workload.MachineAPINamespace)+1:]
 		expectLinked(ctx, t, w.Name, host, host)
+		expectInstallerHost(ctx, t, host)
 	}
 	poll(ctx, t, "the worker MachineSet reports 2 replicas, 2 ready, and owns both workers", func() bool {
 		ms := &machinev1beta1.MachineSet{}
@@ -79,16 +83,51 @@ func TestInstalledHostsMachines(t *testing.T) {
 		t.Fatalf("worker MachineSet has %d Machines, want one per installed worker", len(got))
 	}
 
+	// Day 2: the BMAC writes the host's objects while its agent installs,
+	// before the Node exists.
 	day2 := installedHost("inst-day2-bmh", agentv1beta1.HostRoleWorker)
 	day2.Hostname, day2.Hardware.Hostname = "inst-day2-node", "inst-day2-node"
-	readyNode(ctx, t, day2.Hostname)
-	if err := m.AddInstalledHost(ctx, assisted.Day2Host{InstalledHost: day2, Machine: "site-inst-day2-bmh", ClusterName: "site"}); err != nil {
+	liveISO := "live-iso"
+	hub := bmov1alpha1.BareMetalHostSpec{BootMACAddress: day2.BootMACAddress, Online: true,
+		AutomatedCleaningMode: bmov1alpha1.CleaningModeDisabled,
+		BMC:                   bmov1alpha1.BMCDetails{Address: "redfish-virtualmedia+http://127.0.0.1:8000/redfish/v1/Systems/x", CredentialsName: "x-bmc"},
+		Image:                 &bmov1alpha1.Image{URL: "http://127.0.0.1:9999/discovery.iso", DiskFormat: &liveISO}}
+	if err := m.AddInstalledHost(ctx, assisted.Day2Host{InstalledHost: day2, Machine: "site-inst-day2-bmh", ClusterName: "site", HubSpec: hub}); err != nil {
 		t.Fatal(err)
 	}
+	pending := &machinev1beta1.Machine{}
+	pollFor(ctx, t, time.Minute, "the day-2 Machine Provisioned while its Node does not exist", func() bool {
+		err := suite.client.Get(ctx, client.ObjectKey{Namespace: workload.MachineAPINamespace, Name: "site-inst-day2-bmh"}, pending)
+		return err == nil && pending.Status.Phase != nil && *pending.Status.Phase == machinev1beta1.PhaseProvisioned
+	})
+	readyNode(ctx, t, day2.Hostname)
 	// The Node is found by the host name the hardware details give.
 	machine := expectLinked(ctx, t, "site-inst-day2-bmh", "inst-day2-bmh", "inst-day2-node")
-	if len(machine.OwnerReferences) != 0 || machine.Labels[RoleLabel] != "worker" || machine.Labels[MachineSetLabel] != "" {
-		t.Errorf("day-2 Machine owners %v labels %v: want no owner, worker role, no MachineSet", machine.OwnerReferences, machine.Labels)
+	if len(machine.OwnerReferences) != 0 || machine.Labels[RoleLabel] != "worker" || machine.Labels[TypeLabel] != "worker" ||
+		machine.Labels[ClusterLabel] != "site" || machine.Labels[MachineSetLabel] != "" {
+		t.Errorf("day-2 Machine owners %v labels %v: want no owner, worker role and type, cluster site, no MachineSet", machine.OwnerReferences, machine.Labels)
+	}
+	master := &machinev1beta1.Machine{}
+	if err := suite.client.Get(ctx, client.ObjectKey{Namespace: workload.MachineAPINamespace, Name: MasterMachineName(infra, 0)}, master); err != nil {
+		t.Fatal(err)
+	}
+	masterSpec, err := providerSpec(master)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"apiVersion": ProviderSpecAPIVersion, "kind": ProviderSpecKind,
+		"image": map[string]any{"checksum": masterSpec.Image.Checksum, "url": masterSpec.Image.URL}}
+	var got map[string]any
+	if err := json.Unmarshal(machine.Spec.ProviderSpec.Value.Raw, &got); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("day-2 Machine providerSpec %s (%v), want the control-plane image only: %v", machine.Spec.ProviderSpec.Value.Raw, err, want)
+	}
+	host := &bmov1alpha1.BareMetalHost{}
+	if err := suite.client.Get(ctx, client.ObjectKey{Namespace: workload.MachineAPINamespace, Name: "inst-day2-bmh"}, host); err != nil {
+		t.Fatal(err)
+	}
+	if host.Spec.ExternallyProvisioned || host.Spec.BMC != (bmov1alpha1.BMCDetails{}) || host.Spec.Image == nil || host.Spec.Image.URL != hub.Image.URL ||
+		!host.Spec.Online || host.Spec.BootMACAddress != hub.BootMACAddress {
+		t.Errorf("day-2 host spec %+v: want the hub host's without its BMC", host.Spec)
 	}
 	if got := machinesOf(ctx, t, msName); len(got) != 2 {
 		t.Errorf("worker MachineSet took the day-2 Machine: %d Machines", len(got))
@@ -127,14 +166,25 @@ func expectLinked(ctx context.Context, t *testing.T, machine, host, node string)
 		t.Errorf("host %s consumerRef %+v, want Machine %s", host, ref, machine)
 	case m.Annotations[HostAnnotation] != workload.MachineAPINamespace+"/"+host:
 		t.Errorf("machine %s annotation %q", machine, m.Annotations[HostAnnotation])
-	case !h.Spec.ExternallyProvisioned || !h.Spec.Online || h.Spec.BMC.Address != "" || h.Spec.BMC.CredentialsName != "" || h.Spec.Image != nil:
-		t.Errorf("host %s spec %+v: want externally provisioned, online, no BMC, no image", host, h.Spec)
 	case h.Annotations[bmov1alpha1.InspectAnnotationPrefix] != bmov1alpha1.InspectAnnotationValueDisabled:
 		t.Errorf("host %s annotations %v: want inspection disabled", host, h.Annotations)
 	case n.Annotations["machine.openshift.io/machine"] != workload.MachineAPINamespace+"/"+machine:
 		t.Errorf("node %s annotations %v: nodelink did not link it to %s", node, n.Annotations, machine)
 	}
 	return m
+}
+
+// expectInstallerHost: a host the installer wrote is externally
+// provisioned, online, without BMC or image.
+func expectInstallerHost(ctx context.Context, t *testing.T, name string) {
+	t.Helper()
+	h := &bmov1alpha1.BareMetalHost{}
+	if err := suite.client.Get(ctx, client.ObjectKey{Namespace: workload.MachineAPINamespace, Name: name}, h); err != nil {
+		t.Fatal(err)
+	}
+	if !h.Spec.ExternallyProvisioned || !h.Spec.Online || h.Spec.BMC != (bmov1alpha1.BMCDetails{}) || h.Spec.Image != nil {
+		t.Errorf("host %s spec %+v: want externally provisioned, online, no BMC, no image", name, h.Spec)
+	}
 }
 
 func machinesOf(ctx context.Context, t *testing.T, ms string) []machinev1beta1.Machine {

@@ -67,13 +67,16 @@ func ztpDay2Spec(ctx context.Context) {
 		g.Expect(spoke.Get(ctx, client.ObjectKey{Namespace: machineAPINS, Name: machineName}, m)).To(Succeed())
 		g.Expect(m.OwnerReferences).To(BeEmpty())
 		g.Expect(m.Labels).To(HaveKeyWithValue(mapi.RoleLabel, "worker"))
+		g.Expect(m.Labels).To(HaveKeyWithValue(mapi.ClusterLabel, ztpSite), "the BMAC labels it with the ClusterDeployment's name")
 		g.Expect(m.Labels).NotTo(HaveKey(mapi.MachineSetLabel))
 		g.Expect(m.Annotations).To(HaveKeyWithValue(mapi.HostAnnotation, machineAPINS+"/"+ztpDay2Host))
 		g.Expect(m.Status.Phase).To(HaveValue(Equal(machinev1beta1.PhaseRunning)))
 		g.Expect(m.Status.NodeRef).To(HaveField("Name", ztpDay2Host))
 		bmh := &bmov1alpha1.BareMetalHost{}
 		g.Expect(spoke.Get(ctx, client.ObjectKey{Namespace: machineAPINS, Name: ztpDay2Host}, bmh)).To(Succeed())
-		g.Expect(bmh.Spec.ExternallyProvisioned).To(BeTrue())
+		// The hub host's spec without its BMC: the live ISO it booted.
+		g.Expect(bmh.Spec.ExternallyProvisioned).To(BeFalse())
+		g.Expect(bmh.Spec.Image).To(HaveField("DiskFormat", HaveValue(Equal("live-iso"))))
 		g.Expect(bmh.Spec.BMC.Address).To(BeEmpty())
 		g.Expect(bmh.Spec.BootMACAddress).To(Equal(original.Spec.BootMACAddress))
 		g.Expect(bmh.Annotations).To(HaveKeyWithValue("inspect.metal3.io", "disabled"))
