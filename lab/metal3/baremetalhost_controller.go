@@ -58,11 +58,14 @@ func (r *hostReconciler) setupWithManager(ctx context.Context, mgr ctrl.Manager)
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &bmov1alpha1.BareMetalHost{}, secretsIndex, hostSecretNames); err != nil {
 		return fmt.Errorf("index BareMetalHosts by Secret: %w", err)
 	}
-	err := ctrl.NewControllerManagedBy(mgr).Named(r.opts.ControllerName).
+	b := ctrl.NewControllerManagedBy(mgr).Named(r.opts.ControllerName).
 		For(&bmov1alpha1.BareMetalHost{}, builder.WithPredicates(hostChanged())).
 		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.hostsOfSecret)).
-		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.Concurrency}).
-		Complete(r)
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.Concurrency})
+	if r.opts.PreprovisioningImages {
+		b = b.Owns(&bmov1alpha1.PreprovisioningImage{})
+	}
+	err := b.Complete(r)
 	if err != nil {
 		return fmt.Errorf("set up the BareMetalHost controller: %w", err)
 	}
@@ -174,6 +177,9 @@ func (r *hostReconciler) reconcileHost(ctx context.Context, s *scope) (result, e
 	}
 	if res, ok := r.ensureRegistered(ctx, s); !ok {
 		return res, nil
+	}
+	if res, ok, err := r.ensurePreprovImage(ctx, s); !ok || err != nil {
+		return res, err
 	}
 	handle, found := r.handlers()[initial]
 	if !found {

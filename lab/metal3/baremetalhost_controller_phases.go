@@ -134,6 +134,9 @@ func (r *hostReconciler) handleProvisioning(ctx context.Context, s *scope) (resu
 	if err := r.clearRebootAnnotations(ctx, h); err != nil {
 		return idle, err
 	}
+	if customDeployOnly(h) {
+		return r.handleCustomDeploy(ctx, s)
+	}
 	if err := r.provision(ctx, s); err != nil {
 		return r.fail(s, bmov1alpha1.ProvisioningError, err.Error()), nil
 	}

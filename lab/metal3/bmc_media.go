@@ -96,3 +96,13 @@ func redfishBootMode(mode bmov1alpha1.BootMode) gfredfish.BootSourceOverrideMode
 	}
 	return gfredfish.UEFIBootSourceOverrideMode
 }
+
+// cdHolds says whether the CD (or DVD) device holds image.
+func (c *bmcConn) cdHolds(image string) (bool, error) {
+	media, err := c.virtualMedia()
+	if err != nil {
+		return false, err
+	}
+	cd := cdDevice(media)
+	return cd != nil && cd.Inserted && cd.Image == image, nil
+}

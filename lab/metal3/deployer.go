@@ -38,3 +38,13 @@ type Image struct {
 	Checksum     string
 	ChecksumType string
 }
+
+// CustomDeployer is the part of the deploy ramdisk that runs custom
+// deploy steps (spec.customDeploy.method): Ironic runs the step in the
+// ramdisk the host booted and finishes the deploy when it returns.
+type CustomDeployer interface {
+	// DeployStepDone reports whether the step named method finished on
+	// the host, which booted its PreprovisioningImage for it; an error is
+	// the step failing, and fails the deploy.
+	DeployStepDone(ctx context.Context, host Host, method string) (bool, error)
+}

@@ -19,11 +19,23 @@
 // host as a config-2 config drive, built with lab/images and served to the
 // BMC from a loopback HTTP server of the controller.
 //
+// With Options.PreprovisioningImages (BMO's --build-preprov-image, as on
+// an OpenShift hub) hosts get a PreprovisioningImage of their name,
+// labels and architecture, owned by them; another controller makes it
+// ready with the deploy ramdisk, and inspecting and preparing hosts wait
+// for it. A host with spec.customDeploy and no image boots that ramdisk
+// from virtual media and runs the named deploy step in it through the
+// CustomDeployer, as Ironic's custom-agent deploy does; it is provisioned
+// once the step returned, with only the method in its status.
+//
 // Differences from BMO+Ironic, on purpose: each step of provisioning runs
 // to completion within one reconcile (power changes are polled there, up
 // to Options.PowerTimeout); a live-iso boots once (boot override Cd, Once)
 // so later reboots go to the disk; Provisioning.ID is the Redfish system
-// UUID, as there is no Ironic node.
+// UUID, as there is no Ironic node; inspection stays out-of-band (through
+// the BMC) where Ironic would boot the PreprovisioningImage's ramdisk for
+// it, and after a custom deploy the host's own software reboots it
+// where Ironic would.
 //
 // It must not import anything above lab.
 package metal3

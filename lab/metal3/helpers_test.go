@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,12 +38,17 @@ var suite struct {
 	cfg      *rest.Config
 	client   client.Client
 	deployer *fakeDeployer
+	steps    *fakeSteps
+	// ramdisk is the ISO the suite's image provider makes every
+	// PreprovisioningImage boot.
+	ramdisk string
 }
 
 // testOptions make retries and polls quick; they change no semantics.
-func testOptions(d Deployer) Options {
+// Hosts use PreprovisioningImages, as on an OpenShift hub.
+func testOptions(d Deployer, steps CustomDeployer) Options {
 	return Options{
-		Deployer: d, Concurrency: 4,
+		Deployer: d, PreprovisioningImages: true, CustomDeployer: steps, DeployPollInterval: 200 * time.Millisecond, Concurrency: 4,
 		PollInterval: 500 * time.Millisecond, PowerTimeout: 3 * time.Second, SoftPowerOffTimeout: 2 * time.Second,
 		RequestTimeout: 20 * time.Second, ErrorBackoff: 100 * time.Millisecond, MaxErrorBackoff: time.Second,
 	}
@@ -69,14 +76,19 @@ func runSuite(m *testing.M) int {
 	}
 	defer cp.Stop()
 	suite.cfg = cp.RESTConfig()
-	suite.deployer = newFakeDeployer()
-	op, err := New(testOptions(suite.deployer))
+	ramdisk := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write(redfishtest.ImageContent)
+	}))
+	defer ramdisk.Close()
+	suite.ramdisk = ramdisk.URL + "/ramdisk.iso"
+	suite.deployer, suite.steps = newFakeDeployer(), newFakeSteps()
+	op, err := New(testOptions(suite.deployer, suite.steps))
 	if err != nil {
 		return fail(err)
 	}
 	host, err := controllers.Start(ctx, controllers.Options{
 		RESTConfig: cp.RESTConfig(), WebhookHost: "127.0.0.1", CertDir: filepath.Join(dir, "certs"),
-		Components: []controllers.Component{op}, Logger: testLogger(),
+		Components: []controllers.Component{op, &imageProvider{url: suite.ramdisk}}, Logger: testLogger(),
 	})
 	if err != nil {
 		return fail(err)

@@ -17,6 +17,19 @@ type Options struct {
 	// none: provisioning a disk image, and deprovisioning with
 	// automatedCleaningMode metadata, fail with a message saying so.
 	Deployer Deployer
+	// PreprovisioningImages is BMO's --build-preprov-image: hosts get a
+	// PreprovisioningImage, which another controller (assisted-service's,
+	// or an image-customization controller) makes ready with the deploy
+	// ramdisk to boot; inspecting and preparing hosts wait for it. Default
+	// off: hosts need none, and custom deploys cannot run.
+	PreprovisioningImages bool
+	// CustomDeployer runs the deploy steps spec.customDeploy names, in
+	// the deploy ramdisk the host boots from its PreprovisioningImage.
+	// Default none: a custom deploy fails with a message saying so.
+	CustomDeployer CustomDeployer
+	// DeployPollInterval is how often a host running a custom deploy step
+	// is checked. Default 10s, BMO's requeue while Ironic deploys.
+	DeployPollInterval time.Duration
 	// Images builds config drives. Default: images.Open with the default
 	// cache, on first use.
 	Images *images.Store
@@ -58,6 +71,7 @@ func (o *Options) defaults() {
 	}
 	setDefault(&o.PollInterval, 60*time.Second)
 	setDefault(&o.PowerTimeout, 60*time.Second)
+	setDefault(&o.DeployPollInterval, 10*time.Second)
 	setDefault(&o.SoftPowerOffTimeout, 30*time.Second)
 	setDefault(&o.RequestTimeout, 2*time.Minute)
 	setDefault(&o.ErrorBackoff, time.Second)

@@ -98,20 +98,6 @@ func runSteps(steps ...func() error) error {
 	return nil
 }
 
-// provisioningCancelled: the image to provision is gone or another one.
-func provisioningCancelled(h *bmov1alpha1.BareMetalHost) bool {
-	img := h.Spec.Image
-	switch {
-	case h.Spec.CustomDeploy != nil && h.Spec.CustomDeploy.Method != "" && (img == nil || img.URL == ""):
-		return false
-	case img == nil || img.URL == "":
-		return true
-	case h.Status.Provisioning.Image.URL == "":
-		return false
-	}
-	return img.URL != h.Status.Provisioning.Image.URL
-}
-
 // saveProvisioningSettings copies the settings that do not trigger
 // reprovisioning into the status, as BMO's preparing does: the root device
 // hints (the lab's hosts have one disk, so they choose nothing). RAID and

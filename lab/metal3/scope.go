@@ -23,6 +23,9 @@ type scope struct {
 	address bmcAddress
 	// bmc is connected once registration is confirmed.
 	bmc *bmcConn
+	// preprov is the host's ready PreprovisioningImage, when the operator
+	// uses them (Options.PreprovisioningImages) and one is ready.
+	preprov *preprovImage
 	// gone is set once the finalizer is removed: the host may no longer
 	// exist.
 	gone bool
@@ -119,8 +122,11 @@ func (r *hostReconciler) transition(s *scope, initial bmov1alpha1.ProvisioningSt
 func (r *hostReconciler) stateEvent(h *bmov1alpha1.BareMetalHost, state bmov1alpha1.ProvisioningState) {
 	switch state {
 	case bmov1alpha1.StateProvisioning:
-		if h.Spec.Image != nil {
+		switch {
+		case h.Spec.Image != nil:
 			r.event(h, corev1.EventTypeNormal, "ProvisioningStarted", "Image provisioning started for "+h.Spec.Image.URL)
+		case customDeployOnly(h): // BMO names the image a custom deploy does not have
+			r.event(h, corev1.EventTypeNormal, "ProvisioningStarted", "Image provisioning started for ")
 		}
 	case bmov1alpha1.StateDeprovisioning:
 		r.event(h, corev1.EventTypeNormal, "DeprovisioningStarted", "Image deprovisioning started")
