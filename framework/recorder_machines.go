@@ -57,14 +57,16 @@ func observeMachineFields(rec *results.Object, u *unstructured.Unstructured, now
 type hostImage struct {
 	url, checksum, format string
 	userData              string // namespace/name of the user data Secret
+	customDeploy          string // spec.customDeploy.method
 }
 
 func hostImageOf(u *unstructured.Unstructured) (hostImage, bool) {
-	url, ok, _ := unstructured.NestedString(u.Object, "spec", "image", "url")
-	if !ok || url == "" {
+	url, _, _ := unstructured.NestedString(u.Object, "spec", "image", "url")
+	method, _, _ := unstructured.NestedString(u.Object, "spec", "customDeploy", "method")
+	if url == "" && method == "" {
 		return hostImage{}, false
 	}
-	img := hostImage{url: url}
+	img := hostImage{url: url, customDeploy: method}
 	img.checksum, _, _ = unstructured.NestedString(u.Object, "spec", "image", "checksum")
 	img.format, _, _ = unstructured.NestedString(u.Object, "spec", "image", "format")
 	if name, ok, _ := unstructured.NestedString(u.Object, "spec", "userData", "name"); ok && name != "" {
@@ -79,8 +81,11 @@ func hostImageOf(u *unstructured.Unstructured) (hostImage, bool) {
 
 // identity identifies the image: its checksum when the spec gives one,
 // else a digest of its URL (the URL itself carries ports and IDs of the
-// run).
+// run); empty when there is no image (a custom deploy).
 func (i hostImage) identity() string {
+	if i.url == "" {
+		return ""
+	}
 	if i.checksum != "" {
 		return i.checksum
 	}
@@ -115,7 +120,7 @@ func (p *provisioning) observe(ctx context.Context, rec *results.Object, u *unst
 	}
 	p.last[string(u.GetUID())] = img
 	rec.Provisioning = append(rec.Provisioning, results.Provisioning{At: now, Image: img.identity(),
-		Format: img.format, UserData: p.userDataDigest(ctx, img.userData)})
+		Format: img.format, CustomDeploy: img.customDeploy, UserData: p.userDataDigest(ctx, img.userData)})
 }
 
 // userDataDigest is sha256:<hex> over the Secret's data (keys in order),

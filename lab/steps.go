@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	machinev1beta1 "github.com/openshift/api/machine/v1beta1"
 
 	"github.com/paritylab/paritylab/lab/agentbin"
@@ -26,6 +27,7 @@ import (
 	"github.com/paritylab/paritylab/lab/logs"
 	"github.com/paritylab/paritylab/lab/metal3"
 	"github.com/paritylab/paritylab/lab/process"
+	agentv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
 )
 
 func (l *Lab) startHub(ctx context.Context) error {
@@ -160,13 +162,18 @@ func (l *Lab) hubComponents(ctx context.Context) ([]controllers.Component, error
 		images: store, agent: agent, deployer: deployer, logger: l.opts.Logger.WithName("machine-api"),
 		machineController: l.opts.MachineController, tracker: l.ledger,
 	})
-	svc, err := assisted.New(assisted.Options{Images: store, Agent: agent, Spokes: l.spokes, Logger: l.opts.Logger.WithName("assisted")})
+	// The converged flow, assisted-service's default: the bare-metal
+	// operator builds PreprovisioningImages, InfraEnv hosts' images come
+	// from assisted-service and run its deploy step, other hosts' from
+	// the image-customization controller.
+	svc, err := assisted.New(assisted.Options{Images: store, Agent: agent, Spokes: l.spokes, ConvergedFlow: true, Logger: l.opts.Logger.WithName("assisted")})
 	if err != nil {
 		return nil, err
 	}
 	l.assisted = svc
 	bmo, err := metal3.New(metal3.Options{
 		Deployer: deployer, Images: store, Logger: l.opts.Logger.WithName("metal3"),
+		PreprovisioningImages: true, CustomDeployer: assistedDeployStep{svc},
 		// Lab guests do not act on the ACPI power button.
 		SoftPowerOffTimeout: 5 * time.Second,
 	})
@@ -177,6 +184,7 @@ func (l *Lab) hubComponents(ctx context.Context) ([]controllers.Component, error
 		capi.New(capi.Options{}),
 		svc,
 		bmo,
+		&metal3.ImageCustomization{ISOURL: bmo.DeployRamdiskURL(), Leave: assistedImage},
 		&controllers.CRDsOnly{
 			ComponentName: "infrastructure-apis",
 			Sets:          []crds.Set{crds.MachineAPI()},
@@ -184,6 +192,23 @@ func (l *Lab) hubComponents(ctx context.Context) ([]controllers.Component, error
 		},
 	}
 	return append(components, agentproviders.New(agentproviders.Options{})...), nil
+}
+
+// assistedDeployStep runs the deploy steps of assisted-service's images
+// (the ironic agent's start_assisted_install) for the hub's bare-metal
+// operator.
+type assistedDeployStep struct{ svc *assisted.Service }
+
+func (d assistedDeployStep) DeployStepDone(ctx context.Context, host metal3.Host, method string) (bool, error) {
+	return d.svc.DeployStepDone(ctx, host.Namespace, host.Name, method)
+}
+
+// assistedImage: assisted-service answers the images of hosts labelled
+// with an InfraEnv; OpenShift's image-customization controller leaves
+// them to it.
+func assistedImage(ppi *bmov1alpha1.PreprovisioningImage) bool {
+	_, ok := ppi.Labels[agentv1beta1.InfraEnvNameLabel]
+	return ok
 }
 
 func encodeIdentity(id process.Identity) string {

@@ -113,8 +113,12 @@ func provisioningLines(objs []Object) []string {
 	var lines []string
 	for _, obj := range objs {
 		for _, p := range obj.Provisioning {
-			lines = append(lines, fmt.Sprintf("format=%s image=%s userData=%s",
-				orWord(p.Format, "none"), sharing(p.Image, images), userDataSharing(p.UserData, userData)))
+			line := fmt.Sprintf("format=%s image=%s userData=%s",
+				orWord(p.Format, "none"), sharing(p.Image, images), userDataSharing(p.UserData, userData))
+			if p.CustomDeploy != "" {
+				line = "customDeploy=" + p.CustomDeploy + " " + line
+			}
+			lines = append(lines, line)
 		}
 	}
 	return lines

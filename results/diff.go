@@ -102,6 +102,7 @@ func Compare(p Pair, reg *Registry, opts Options) (ScenarioResult, error) {
 		if name == outcomeAspect {
 			gateOutcome(&ar, p)
 		}
+		reg.explainDelays(p.Scenario, &ar, opts)
 		reg.classify(p.Scenario, &ar)
 		res.Aspects = append(res.Aspects, ar)
 	}

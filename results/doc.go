@@ -22,7 +22,9 @@
 // KnownDivergence or Regression. A flow that did not succeed makes the
 // outcome aspect a Regression, also when both flows failed alike, and the
 // scenario fails. Durations are judged by a tolerance (Options, which must
-// be valid: Build and Compare return an error otherwise); different
+// be valid: Build and Compare return an error otherwise), and judged again
+// with a flow's wait by upstream design taken off where a delay entry
+// names it for one phase (registry_delay.go); different
 // milestone plans, and a milestone only one flow reached, are
 // regressions. Every other difference is a Regression unless the
 // known-divergence Registry (registry*.go, known-divergences.yaml) explains
@@ -35,8 +37,9 @@
 // (registry_rules.go): entries without patterns, catch-all patterns,
 // condition entries that accept an unhealthy live state
 // (registry_polarity.go), host states with an open operational, power or
-// online value, entries for scenarios the registry does not declare, and
-// entries for outcome, milestones or durations. A registry entry that
+// online value, entries for scenarios the registry does not declare,
+// entries for outcome or milestones, and duration entries other than a
+// bounded delay of one flow in one phase. A registry entry that
 // explains no difference of a run it was exercised by is reported as
 // stale. Entries for scenarios that do not exist yet wait in
 // catalogue/pending-divergences.yaml, which the loader does not read.

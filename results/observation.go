@@ -188,12 +188,14 @@ type ReplicaSample struct {
 	Available int `json:"available"`
 }
 
-// Provisioning is an image and user data a host was given.
+// Provisioning is an image or custom deploy, and user data, a host was given.
 type Provisioning struct {
 	// At is when the host's spec was seen with them.
 	At time.Time `json:"at"`
-	// Image identifies the image: its checksum when the host's spec gives one, else a SHA-256 of its URL.
+	// Image identifies the image: its checksum when the host's spec gives one, else a SHA-256 of its URL; empty for a custom deploy without an image.
 	Image string `json:"image"`
+	// CustomDeploy is the custom deploy method (spec.customDeploy.method), e.g. start_assisted_install; empty when the host got none.
+	CustomDeploy string `json:"customDeploy,omitempty"`
 	// Format is the image's disk format, e.g. live-iso, raw, qcow2; empty when the spec gives none.
 	Format string `json:"format,omitempty"`
 	// UserData is sha256:<hex> of the user data Secret's content; empty when the host got none.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"time"
 
 	"sigs.k8s.io/yaml"
 )
@@ -73,6 +74,10 @@ type Entry struct {
 	// the BMAC writes for a day-2 host, say) would otherwise explain the
 	// same line on every other object of the aspect.
 	Lines int `json:"lines,omitempty"`
+	// Delay explains a duration instead of lines: one flow waits, by
+	// upstream design, in the phase the aspect names (durations/<phase>),
+	// which durations/total contains (registry_delay.go).
+	Delay *DelaySpec `json:"delay,omitempty"`
 	// Explanation says why the flows differ and why that is acceptable.
 	Explanation string `json:"explanation"`
 	// Upstream are the places in upstream code or docs that show the
@@ -83,6 +88,7 @@ type Entry struct {
 
 	mapiRE, capiRE, exceptRE []*regexp.Regexp
 	conds                    compiledConditions
+	delay                    time.Duration
 }
 
 // Reference points to upstream code or documentation.

@@ -14,6 +14,11 @@ func (e *Entry) appliesTo(scenario, aspect string) bool {
 	if ok, _ := path.Match(e.Aspect, aspect); !ok {
 		return false
 	}
+	return e.inScenario(scenario)
+}
+
+// inScenario tells whether the entry covers the scenario.
+func (e *Entry) inScenario(scenario string) bool {
 	if len(e.Scenarios) == 0 {
 		return true
 	}
@@ -62,7 +67,7 @@ type claim struct {
 // entries explain every differing line, in the right numbers, and the
 // aspect's presence on one side only if that is the difference.
 func (r *Registry) classify(scenario string, ar *AspectResult) {
-	if ar.Verdict == Parity {
+	if ar.Verdict != Regression {
 		return
 	}
 	if reservedAspect(ar.Aspect) {

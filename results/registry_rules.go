@@ -22,7 +22,9 @@ import (
 //   - host states pin operational=, power= and online= to literal values
 //     (registry_hoststate.go);
 //   - scenario globs match declared scenarios;
-//   - outcome, observation, milestones and durations are never explained;
+//   - outcome, observation and milestones are never explained, durations
+//     only by a delay of one flow in one phase, bounded and cited
+//     (registry_delay.go);
 //   - presentIn names one flow, and the entry names no line of the other;
 //   - countsDiffer only on entries that explain lines of both flows;
 //   - requireAll only on pattern entries, without countsDiffer.
@@ -142,6 +144,9 @@ func compileLines(patterns []string) ([]*regexp.Regexp, error) {
 
 // checkRules applies the rules above to an entry whose fields compiled.
 func (e *Entry) checkRules() error {
+	if e.Delay != nil {
+		return e.checkDelay()
+	}
 	errs := []error{e.checkAspect(), e.checkLinesNamed()}
 	errs = append(errs, e.checkCatchAll()...)
 	if ok, _ := path.Match(e.Aspect, "hosts/state"); ok {
@@ -162,7 +167,7 @@ func (e *Entry) checkAspect() error {
 	}
 	if segs := strings.Split(e.Aspect, "/"); len(segs) == 2 {
 		if ok, _ := path.Match(segs[0], "durations"); ok {
-			return fmt.Errorf("aspect %q covers durations, which the tolerance judges (Options), not entries; narrow the aspect", e.Aspect)
+			return fmt.Errorf("aspect %q covers durations, which the tolerance judges (Options), not lines; narrow the aspect, or explain a wait of one flow in one phase with delay", e.Aspect)
 		}
 	}
 	return nil

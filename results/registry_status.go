@@ -67,13 +67,14 @@ func (r *Registry) entryResults(scenarios []ScenarioResult) []EntryResult {
 // to remove an entry that still describes the flows).
 func entryIn(e *Entry, s ScenarioResult) (exercised, reproduced bool) {
 	for _, a := range s.Aspects {
-		if !e.appliesTo(s.Scenario, a.Aspect) {
+		if !e.appliesTo(s.Scenario, a.Aspect) && !e.appliesToTotal(s.Scenario, a.Aspect) {
 			continue
 		}
 		if slices.Contains(a.Known, e) || slices.Contains(a.Miscounted, e) {
 			return true, true
 		}
-		exercised = exercised || e.explainsAny(FlowMAPI, a.MAPI) || e.explainsAny(FlowCAPI, a.CAPI)
+		exercised = exercised || e.explainsAny(FlowMAPI, a.MAPI) || e.explainsAny(FlowCAPI, a.CAPI) ||
+			(e.Delay != nil && a.MAPIDuration != nil && a.CAPIDuration != nil)
 	}
 	return exercised, false
 }

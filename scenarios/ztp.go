@@ -105,25 +105,21 @@ func (s ZTPSite) HostLabels() map[string]string {
 
 // HostClaim is how a ZTP site writes a host of the given role on the hub:
 // labelled with the site's InfraEnv, with the BMAC annotations, and
-// offline. Offline as ZTP site manifests write their hosts: the BMAC turns
-// a host online when it gives it the discovery ISO. A host written online
-// is powered on by the bare-metal operator as soon as it is available,
-// and whether that happens before the BMAC set the ISO (then the host is
-// powered off again to boot it) is a race; upstream, the operator's
-// slower registration through Ironic lets the BMAC win, so the offline
-// host keeps the lab's flow to the sequence upstream shows.
+// online, as the siteconfig operator's assisted-installer templates
+// write it. The converged flow needs it online: its BMAC never powers a
+// host on, and the bare-metal operator gives a provisioned host the
+// power spec.online asks for.
 func (s ZTPSite) HostClaim(hostname, role string) framework.HostClaim {
-	return framework.HostClaim{Namespace: s.Namespace, Name: hostname, Labels: s.HostLabels(), Annotations: HostAnnotations(hostname, role)}
+	return framework.HostClaim{Namespace: s.Namespace, Name: hostname, Labels: s.HostLabels(), Annotations: HostAnnotations(hostname, role), Online: true}
 }
 
-// HostAnnotations are the BMAC annotations of a host of the given role.
-//
-// The host is written with inspection disabled, as ZTP sites write their
-// hosts (the assisted-service BMAC documentation and the generated site
-// manifests do): the discovery agent reports the inventory. Left to the
-// BMAC to add, whether the bare-metal operator inspected a host first
-// would be a race between the two controllers.
+// HostAnnotations are the BMAC annotations of a host of the given role,
+// as the siteconfig operator's templates write them: inspect.metal3.io
+// carries the node's ironicInspect, empty by default, which leaves
+// inspection on (the bare-metal operator takes the annotation as a
+// request and removes it); the converged flow's hosts are inspected by
+// the operator like any other.
 func HostAnnotations(hostname, role string) map[string]string {
 	return map[string]string{"bmac.agent-install.openshift.io/hostname": hostname, "bmac.agent-install.openshift.io/role": role,
-		"inspect.metal3.io": "disabled"}
+		"inspect.metal3.io": ""}
 }

@@ -15,7 +15,9 @@ import (
 )
 
 // install writes the node image to the install disk (what coreos-installer
-// does), puts the node config after it, and reboots into it.
+// does), puts the node config after it, and reboots into it, unless the
+// ironic agent booted the host: then the deploy step that started this
+// agent reboots it.
 func (d *discovery) install(ctx context.Context, args agentapi.InstallArgs) error {
 	stage := func(s agentv1beta1.HostStage, info string) {
 		if err := d.client.progress(ctx, d.cfg.InfraEnvID, d.hostID, string(s), info); err != nil {
@@ -35,6 +37,11 @@ func (d *discovery) install(ctx context.Context, args agentapi.InstallArgs) erro
 		return err
 	}
 	stage(agentv1beta1.HostStageRebooting, "")
+	if d.cfg.IronicAgent {
+		syscall.Sync()
+		log.Printf("ironic agent present: the deploy step reboots this host")
+		return nil
+	}
 	return reboot()
 }
 

@@ -9,9 +9,13 @@ import (
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -27,6 +31,11 @@ const (
 	// and Machine were created.
 	spokeCreatedAnnotation = "bmac.agent-install.openshift.io/spoke-bmh-machine-created"
 	backupLabel            = "cluster.open-cluster-management.io/backup"
+	// bmacFinalizer is the BMAC's finalizer on an InfraEnv's hosts.
+	bmacFinalizer = "bmac.agent-install.openshift.io/deprovision"
+	// AssistedDeployMethod is the custom deploy step (of the ironic
+	// agent in the discovery image) that starts the assisted agent.
+	AssistedDeployMethod = "start_assisted_install"
 	// bmacController is the value of the detached and paused annotations.
 	bmacController = "assisted-service-controller"
 )
@@ -36,18 +45,26 @@ func (s *Service) setupBMHController(mgr ctrl.Manager) error {
 		For(&bmov1alpha1.BareMetalHost{}).
 		Watches(&agentv1beta1.InfraEnv{}, handler.EnqueueRequestsFromMapFunc(s.bmhsOfInfraEnv)).
 		Watches(&agentv1beta1.Agent{}, handler.EnqueueRequestsFromMapFunc(bmhOfAgent)).
+		// The converged flow waits for the host's image (same name).
+		Watches(&bmov1alpha1.PreprovisioningImage{}, &handler.EnqueueRequestForObject{}).
 		Complete(reconcile.Func(s.reconcileBMH))
 }
 
 func (s *Service) bmhsOfInfraEnv(ctx context.Context, obj client.Object) []reconcile.Request {
-	list := &bmov1alpha1.BareMetalHostList{}
+	return s.labelledWithInfraEnv(ctx, obj, &bmov1alpha1.BareMetalHostList{})
+}
+
+// labelledWithInfraEnv are the objects of list's kind labelled with the
+// InfraEnv obj, as requests.
+func (s *Service) labelledWithInfraEnv(ctx context.Context, obj client.Object, list client.ObjectList) []reconcile.Request {
 	if err := s.client.List(ctx, list, client.InNamespace(obj.GetNamespace()), client.MatchingLabels{agentv1beta1.InfraEnvNameLabel: obj.GetName()}); err != nil {
 		return nil
 	}
-	out := make([]reconcile.Request, 0, len(list.Items))
-	for _, b := range list.Items {
-		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: b.Namespace, Name: b.Name}})
-	}
+	var out []reconcile.Request
+	_ = meta.EachListItem(list, func(o runtime.Object) error {
+		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(o.(client.Object))})
+		return nil
+	})
 	return out
 }
 
@@ -59,18 +76,18 @@ func bmhOfAgent(_ context.Context, obj client.Object) []reconcile.Request {
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: name}}}
 }
 
-// reconcileBMH is the ZTP binding (assisted-service's BMAC, in its
-// non-converged flow, ALLOW_CONVERGED_FLOW=false): a BareMetalHost
-// labelled with an InfraEnv is labelled for hub backup, boots that
-// InfraEnv's ISO as a live ISO once the bare-metal operator made it
-// ready or available, is detached once its host reboots into the
-// installed system (so that the operator never touches an installed
-// node) and then paused with its status saved in an annotation
+// reconcileBMH is the ZTP binding (assisted-service's BMAC): a
+// BareMetalHost labelled with an InfraEnv gets the hub-backup label and
+// the BMAC's finalizer; in the converged flow (Options.ConvergedFlow,
+// upstream's default) it is provisioned with the custom deploy
+// start_assisted_install once its PreprovisioningImage holds the
+// InfraEnv's ISO, and detached once provisioned; in the non-converged
+// flow it boots the InfraEnv's ISO as a live ISO once the bare-metal
+// operator made it ready or available and the image cooled down, and is
+// detached once its host reboots into the installed system. A detached
+// host is then paused with its status saved in an annotation
 // (PAUSE_PROVISIONED_BMHS, on by default). A host added to an installed
 // cluster gets its spoke BareMetalHost and Machine once installing.
-//
-// Left out: the 60 s InfraEnv image cooldown of this flow, and the
-// deprovision finalizer.
 func (s *Service) reconcileBMH(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	bmh := &bmov1alpha1.BareMetalHost{}
 	if err := s.client.Get(ctx, req.NamespacedName, bmh); err != nil {
@@ -78,10 +95,10 @@ func (s *Service) reconcileBMH(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	ieName := bmh.Labels[agentv1beta1.InfraEnvNameLabel]
 	if ieName == "" {
-		return ctrl.Result{}, nil
+		return ctrl.Result{}, s.releaseHost(ctx, bmh)
 	}
 	if !bmh.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, s.unpauseForDeletion(ctx, bmh)
+		return ctrl.Result{}, s.releaseHost(ctx, bmh)
 	}
 	ie := &agentv1beta1.InfraEnv{}
 	if err := s.client.Get(ctx, client.ObjectKey{Namespace: bmh.Namespace, Name: ieName}, ie); err != nil {
@@ -94,17 +111,30 @@ func (s *Service) reconcileBMH(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	before := bmh.DeepCopy()
 	patch := client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
 	labelForBackup(bmh)
-	if !pauseAndDetach(bmh, agent) {
-		setLiveISO(bmh, ie.Status.ISODownloadURL)
+	controllerutil.AddFinalizer(bmh, bmacFinalizer)
+	var res ctrl.Result
+	if !s.pauseAndDetach(bmh, agent) {
+		if res, err = s.bootDiscovery(ctx, bmh, ie); err != nil {
+			return ctrl.Result{}, err
+		}
 	}
 	if err := s.client.Patch(ctx, bmh, patch); err != nil {
 		return ctrl.Result{}, fmt.Errorf("update BareMetalHost %s: %w", bmh.Name, err)
 	}
 	s.recordBMHEvents(before, bmh)
 	if agent == nil {
-		return ctrl.Result{}, nil
+		return res, nil
 	}
-	return ctrl.Result{}, s.recordDay2Host(ctx, bmh, agent)
+	return res, s.recordDay2Host(ctx, bmh, agent)
+}
+
+// bootDiscovery has the host boot its InfraEnv's discovery image, the
+// way the flow in use does it.
+func (s *Service) bootDiscovery(ctx context.Context, bmh *bmov1alpha1.BareMetalHost, ie *agentv1beta1.InfraEnv) (ctrl.Result, error) {
+	if s.opts.ConvergedFlow {
+		return ctrl.Result{}, s.setCustomDeploy(ctx, bmh)
+	}
+	return ctrl.Result{RequeueAfter: s.setLiveISO(bmh, ie)}, nil
 }
 
 // recordBMHEvents tells what a reconcile changed about the host.
@@ -112,23 +142,36 @@ func (s *Service) recordBMHEvents(before, after *bmov1alpha1.BareMetalHost) {
 	if after.Spec.Image != nil && (before.Spec.Image == nil || before.Spec.Image.URL != after.Spec.Image.URL) {
 		s.events.add(after.Namespace, after.Name, "BareMetalHost %s boots the discovery ISO of its InfraEnv", after.Name)
 	}
+	if after.Spec.CustomDeploy != nil && before.Spec.CustomDeploy == nil {
+		s.events.add(after.Namespace, after.Name, "BareMetalHost %s is provisioned with the custom deploy %s", after.Name, after.Spec.CustomDeploy.Method)
+	}
 	if _, was := before.Annotations[detachedAnnotation]; !was && after.Annotations[detachedAnnotation] != "" {
-		s.events.add(after.Namespace, after.Name, "BareMetalHost %s detached: its host rebooted into the installed system", after.Name)
+		why := "its host rebooted into the installed system"
+		if s.opts.ConvergedFlow {
+			why = "the bare-metal operator provisioned it"
+		}
+		s.events.add(after.Namespace, after.Name, "BareMetalHost %s detached: %s", after.Name, why)
 	}
 }
 
-// unpauseForDeletion lets the bare-metal operator delete a paused host:
-// upstream's BMAC removes the paused annotation from a host being
-// deleted (handleBMHFinalizer); a paused host is never reconciled, so
+// releaseHost lets a host go: the BMAC's finalizer is removed from a
+// host being deleted (upstream deletes the Agent first only for hosts
+// annotated remove-agent-and-node-on-delete, which the lab's flows do
+// not write) or no longer labelled with an InfraEnv, and a paused host
+// being deleted is unpaused, since a paused host is never reconciled and
 // the operator's finalizer would stay forever.
-func (s *Service) unpauseForDeletion(ctx context.Context, bmh *bmov1alpha1.BareMetalHost) error {
-	if _, paused := bmh.Annotations[bmov1alpha1.PausedAnnotation]; !paused {
+func (s *Service) releaseHost(ctx context.Context, bmh *bmov1alpha1.BareMetalHost) error {
+	patch := client.MergeFrom(bmh.DeepCopy())
+	changed := controllerutil.RemoveFinalizer(bmh, bmacFinalizer)
+	if _, paused := bmh.Annotations[bmov1alpha1.PausedAnnotation]; paused && !bmh.DeletionTimestamp.IsZero() {
+		delete(bmh.Annotations, bmov1alpha1.PausedAnnotation)
+		changed = true
+	}
+	if !changed {
 		return nil
 	}
-	patch := client.MergeFrom(bmh.DeepCopy())
-	delete(bmh.Annotations, bmov1alpha1.PausedAnnotation)
 	if err := s.client.Patch(ctx, bmh, patch); err != nil {
-		return fmt.Errorf("unpause BareMetalHost %s for deletion: %w", bmh.Name, err)
+		return fmt.Errorf("release BareMetalHost %s: %w", bmh.Name, err)
 	}
 	return nil
 }
@@ -159,16 +202,21 @@ func labelForBackup(bmh *bmov1alpha1.BareMetalHost) {
 var detachStages = []agentv1beta1.HostStage{agentv1beta1.HostStageFailed, agentv1beta1.HostStageRebooting,
 	agentv1beta1.HostStageJoined, agentv1beta1.HostStageDone}
 
-// pauseAndDetach detaches a host whose agent reached a detach stage and,
-// once the operator reports it detached, pauses it with its status
-// saved; it says whether the host is detached. A host that lost its
-// provisioning state is unpaused for the operator to restore it from
-// the saved status.
-func pauseAndDetach(bmh *bmov1alpha1.BareMetalHost, agent *agentv1beta1.Agent) bool {
+// pauseAndDetach detaches a host that is done with (converged flow: the
+// operator provisioned it) or rebooted out of (non-converged: its agent
+// reached a detach stage) the discovery image and, once the operator
+// reports it detached, pauses it with its status saved; it says whether
+// the host is detached. A host that lost its provisioning state is
+// unpaused for the operator to restore it from the saved status.
+func (s *Service) pauseAndDetach(bmh *bmov1alpha1.BareMetalHost, agent *agentv1beta1.Agent) bool {
 	if bmh.Annotations == nil {
 		bmh.Annotations = map[string]string{}
 	}
-	if agent != nil && slices.Contains(detachStages, agent.Status.Progress.CurrentStage) {
+	done := bmh.Status.Provisioning.State == bmov1alpha1.StateProvisioned
+	if !s.opts.ConvergedFlow {
+		done = agent != nil && slices.Contains(detachStages, agent.Status.Progress.CurrentStage)
+	}
+	if done {
 		bmh.Annotations[detachedAnnotation] = bmacController
 		if bmh.Status.OperationalStatus == bmov1alpha1.OperationalStatusDetached {
 			raw, _ := json.Marshal(bmh.Status) // plain struct: cannot fail
@@ -227,24 +275,54 @@ func agentInstalling(a *agentv1beta1.Agent) bool {
 	return st == agentv1beta1.AgentStateInstalling || st == agentv1beta1.AgentStateInstallingInProgress
 }
 
-// setLiveISO points the host at the InfraEnv's ISO: inspection disabled
-// (the agent reports the inventory), cleaning disabled (it needs the
-// ironic agent this flow does not boot), and the image set only on a
-// ready or available host (a host in another state has its image
-// removed first so that a new one is fetched).
-func setLiveISO(bmh *bmov1alpha1.BareMetalHost, iso string) {
+// setCustomDeploy has the operator provision the host with the deploy
+// step that starts the assisted agent, once the host's
+// PreprovisioningImage holds the InfraEnv's ISO (reason
+// InfraEnvAvailable): before that, the operator would boot another
+// ramdisk, where the step fails. Nothing else of the spec is touched:
+// online, cleaning and inspection stay as the site wrote them.
+func (s *Service) setCustomDeploy(ctx context.Context, bmh *bmov1alpha1.BareMetalHost) error {
+	if cd := bmh.Spec.CustomDeploy; cd != nil && cd.Method == AssistedDeployMethod {
+		return nil
+	}
+	img := &bmov1alpha1.PreprovisioningImage{}
+	if err := s.client.Get(ctx, client.ObjectKeyFromObject(bmh), img); err != nil {
+		return client.IgnoreNotFound(err) // the image's watch brings us back
+	}
+	ready := meta.FindStatusCondition(img.Status.Conditions, string(bmov1alpha1.ConditionImageReady))
+	if ready == nil || ready.Status != metav1.ConditionTrue || ready.Reason != agentv1beta1.ReasonInfraEnvAvailable {
+		return nil
+	}
+	bmh.Spec.CustomDeploy = &bmov1alpha1.CustomDeploy{Method: AssistedDeployMethod}
+	return nil
+}
+
+// setLiveISO points the host at the InfraEnv's ISO (non-converged flow):
+// inspection disabled (the agent reports the inventory), cleaning
+// disabled (it needs the ironic agent this flow does not boot), and the
+// image set only on a ready or available host (a host in another state
+// has its image removed first so that a new one is fetched), and not
+// before the image cooled down; it returns how long that still is.
+func (s *Service) setLiveISO(bmh *bmov1alpha1.BareMetalHost, ie *agentv1beta1.InfraEnv) time.Duration {
 	if _, ok := bmh.Annotations[inspectAnnotation]; !ok {
 		bmh.Annotations[inspectAnnotation] = "disabled"
 	}
 	bmh.Spec.AutomatedCleaningMode = bmov1alpha1.CleaningModeDisabled
+	iso := ie.Status.ISODownloadURL
 	if iso == "" || (bmh.Spec.Image != nil && bmh.Spec.Image.URL == iso) {
-		return
+		return 0
+	}
+	if ie.Status.CreatedTime != nil {
+		if wait := time.Until(ie.Status.CreatedTime.Add(s.opts.ImageCooldown)); wait > 0 {
+			return wait
+		}
 	}
 	if st := bmh.Status.Provisioning.State; st != bmov1alpha1.StateReady && st != bmov1alpha1.StateAvailable {
 		bmh.Spec.Image = nil
-		return
+		return 0
 	}
 	format := "live-iso"
 	bmh.Spec.Image = &bmov1alpha1.Image{URL: iso, DiskFormat: &format}
 	bmh.Spec.Online = true
+	return 0
 }

@@ -5,6 +5,14 @@
 // lab's VMs. It builds each InfraEnv's discovery ISO and serves it, with
 // the node image that installation writes, from a loopback HTTP server.
 //
+// The ZTP binding runs assisted-service's converged flow when
+// Options.ConvergedFlow is set (upstream's default, which the lab's hub
+// sets): the PreprovisioningImages of an InfraEnv's hosts get the
+// InfraEnv's ISO with the ironic agent added, after the image cooldown,
+// and the BMAC has the bare-metal operator provision them with the
+// start_assisted_install custom deploy (DeployStepDone is that step).
+// Without it, the BMAC sets the ISO as a live ISO.
+//
 // Upstream assisted-service cannot run in this lab; this package implements
 // what the flows observe of it, to the shapes of its API types.
 //

@@ -94,7 +94,8 @@ func serveFile(w http.ResponseWriter, r *http.Request, path, contentType string)
 
 // discoveryConfig is what an InfraEnv's agents are told.
 func (s *Service) discoveryConfig(infraEnvID string) agentapi.DiscoveryConfig {
-	return agentapi.DiscoveryConfig{InfraEnvID: infraEnvID, Token: s.tokens.forInfraEnv(infraEnvID), ServicePort: s.Port()}
+	_, ironic := s.ironicAgent.Load(infraEnvID)
+	return agentapi.DiscoveryConfig{InfraEnvID: infraEnvID, Token: s.tokens.forInfraEnv(infraEnvID), ServicePort: s.Port(), IronicAgent: ironic}
 }
 
 func (s *Service) discoveryImage(infraEnvID string) (string, error) {

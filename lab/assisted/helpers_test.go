@@ -51,6 +51,13 @@ func startHub(t *testing.T) *hub {
 // the assisted service, the given components.
 func startHubWith(t *testing.T, spokes Spokes, more ...controllers.Component) *hub {
 	t.Helper()
+	return startHubWithOptions(t, Options{Spokes: spokes}, more...)
+}
+
+// startHubWithOptions runs the hub with a service of the given options
+// (images and agent filled in) beside the given components.
+func startHubWithOptions(t *testing.T, opts Options, more ...controllers.Component) *hub {
+	t.Helper()
 	ctx := context.Background()
 	cp, err := controlplane.Start(ctx, controlplane.Options{Name: "assisted-test", Dir: filepath.Join(t.TempDir(), "hub")})
 	if err != nil {
@@ -66,7 +73,8 @@ func startHubWith(t *testing.T, spokes Spokes, more ...controllers.Component) *h
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := New(Options{Images: store, Agent: agent, Spokes: spokes})
+	opts.Images, opts.Agent = store, agent
+	svc, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/paritylab/paritylab/lab/assisted/agentapi"
 	agentv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
 )
 
@@ -36,11 +37,13 @@ func (s *Service) reconcileInfraEnv(ctx context.Context, req ctrl.Request) (ctrl
 	before := ie.Status.DeepCopy()
 	cond, buildErr := s.infraEnvImage(ctx, ie)
 	conditionsv1.SetStatusConditionNoHeartbeat(&ie.Status.Conditions, cond)
-	if equality.Semantic.DeepEqual(before, &ie.Status) {
-		return ctrl.Result{}, buildErr
+	if !equality.Semantic.DeepEqual(before, &ie.Status) {
+		if err := s.client.Status().Update(ctx, ie); err != nil {
+			return ctrl.Result{}, err
+		}
 	}
-	if err := s.client.Status().Update(ctx, ie); err != nil {
-		return ctrl.Result{}, err
+	if buildErr == nil {
+		s.published.Store(string(ie.UID), s.discoveryConfig(string(ie.UID)))
 	}
 	return ctrl.Result{}, buildErr
 }
@@ -62,10 +65,13 @@ func (s *Service) infraEnvImage(ctx context.Context, ie *agentv1beta1.InfraEnv) 
 		return failed(agentv1beta1.ReasonBackendError, err.Error()), err
 	}
 	id := string(ie.UID)
+	if ie.Annotations[enableIronicAgentAnnotation] == "true" {
+		s.ironicAgent.Store(id, true)
+	}
 	if _, err := s.discoveryImage(id); err != nil {
 		return failed(agentv1beta1.ReasonImageCreationError, "Failed to create image: "+err.Error()), err
 	}
-	if ie.Status.ISODownloadURL != s.isoURL(id) {
+	if s.imageRebuilt(ie, id) {
 		now := metav1.Now()
 		ie.Status.CreatedTime = &now
 		s.events.add(ie.Namespace, ie.Name, "Image for InfraEnv %s created", ie.Name)
@@ -75,5 +81,15 @@ func (s *Service) infraEnvImage(ctx context.Context, ie *agentv1beta1.InfraEnv) 
 	ie.Status.DebugInfo.EventsURL = s.URL() + "/api/assisted-install/v2/events?namespace=" + url.QueryEscape(ie.Namespace) + "&name=" + url.QueryEscape(ie.Name)
 	ie.Status.AgentLabelSelector = metav1.LabelSelector{MatchLabels: map[string]string{agentv1beta1.InfraEnvNameLabel: ie.Name}}
 	return conditionsv1.Condition{Type: agentv1beta1.ConditionImageCreated, Status: corev1.ConditionTrue,
-		Reason: agentv1beta1.ReasonImageCreated, Message: "Image has been created"}, nil
+		Reason: agentv1beta1.ReasonInfraEnvAvailable, Message: "InfraEnv is available: Image has been created"}, nil
+}
+
+// imageRebuilt tells whether the InfraEnv's image is new: a new URL, or
+// the same URL serving what another discovery config baked (the ironic
+// agent added). Upstream stamps status.createdTime then, and the 60 s
+// cooldown of the hosts' images counts from it.
+func (s *Service) imageRebuilt(ie *agentv1beta1.InfraEnv, id string) bool {
+	cfg := s.discoveryConfig(id)
+	prev, known := s.published.Load(id)
+	return ie.Status.ISODownloadURL != s.isoURL(id) || (known && prev.(agentapi.DiscoveryConfig) != cfg)
 }

@@ -3,10 +3,10 @@ package assisted
 import (
 	"context"
 	"errors"
-	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	"time"
 
 	"github.com/go-logr/logr"
+	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 
 	"github.com/paritylab/paritylab/lab/images"
 )
@@ -22,6 +22,19 @@ type Options struct {
 	// Requirements are the per-role hardware minimums; default the ones
 	// assisted-service documents (DefaultRequirements).
 	Requirements *Requirements
+	// ConvergedFlow is assisted-service's ALLOW_CONVERGED_FLOW on a hub
+	// whose bare-metal operator builds PreprovisioningImages: hosts of
+	// an InfraEnv boot its image as their deploy ramdisk and are
+	// provisioned with spec.customDeploy (start_assisted_install).
+	// Upstream's default; off here unless set, because it needs a
+	// bare-metal operator with PreprovisioningImages and a custom
+	// deployer (metal3.Options), which the hub wires together. Off is
+	// the non-converged flow: live ISOs set by the BMAC.
+	ConvergedFlow bool
+	// ImageCooldown is how long after an InfraEnv's image was created
+	// its hosts wait before booting it. Default 60s, upstream's
+	// InfraEnvImageCooldownPeriod.
+	ImageCooldown time.Duration
 	// HeartbeatTimeout is how long without contact disconnects a host.
 	// Default 3m, as upstream.
 	HeartbeatTimeout time.Duration
@@ -41,6 +54,9 @@ func (o *Options) defaults() error {
 	if o.Requirements == nil {
 		r := DefaultRequirements()
 		o.Requirements = &r
+	}
+	if o.ImageCooldown == 0 {
+		o.ImageCooldown = 60 * time.Second
 	}
 	if o.HeartbeatTimeout == 0 {
 		o.HeartbeatTimeout = 3 * time.Minute

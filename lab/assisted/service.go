@@ -38,6 +38,12 @@ type Service struct {
 	// version (by digest).
 	releases release.Remote
 
+	// ironicAgent holds the InfraEnvs (by id) whose images carry the
+	// ironic agent (the PreprovisioningImage controller adds it);
+	// published, the discovery config of each InfraEnv's last image.
+	ironicAgent sync.Map // string -> bool
+	published   sync.Map // string -> agentapi.DiscoveryConfig
+
 	// spokeClients caches an admin client per workload cluster.
 	spokeClients sync.Map // ClusterKey -> client.Client
 
@@ -101,9 +107,13 @@ func (*Service) WebhooksReady(context.Context, client.Client) error { return nil
 // SetupWithManager registers the controllers and the HTTP server.
 func (s *Service) SetupWithManager(ctx context.Context, mgr ctrl.Manager) error {
 	s.client, s.apiReader = mgr.GetClient(), mgr.GetAPIReader()
-	for _, setup := range []func(ctrl.Manager) error{
+	setups := []func(ctrl.Manager) error{
 		s.setupInfraEnvController, s.setupAgentController, s.setupACIController, s.setupBMHController,
-	} {
+	}
+	if s.opts.ConvergedFlow {
+		setups = append(setups, s.setupPreprovImageController)
+	}
+	for _, setup := range setups {
 		if err := setup(mgr); err != nil {
 			return err
 		}

@@ -123,13 +123,14 @@ func (a *Actuator) claim(ctx context.Context, m *machinev1beta1.Machine, h *bmov
 	before := h.DeepCopy()
 	h.Spec.ConsumerRef = &corev1.ObjectReference{Kind: machineKind, APIVersion: machineAPIVersion, Name: m.Name, Namespace: m.Namespace}
 	// An externally provisioned host (an installed one the Machine was
-	// written for) already runs its image: nothing to provision.
-	if h.Spec.Image == nil && !h.Spec.ExternallyProvisioned {
-		h.Spec.Image = &bmov1alpha1.Image{URL: spec.Image.URL, Checksum: spec.Image.Checksum,
-			ChecksumType: bmov1alpha1.ChecksumType(spec.Image.ChecksumType)}
-		if spec.Image.DiskFormat != "" {
-			h.Spec.Image.DiskFormat = &spec.Image.DiskFormat
-		}
+	// written for) already runs its image, and a host the hub provisioned
+	// with a custom deploy (a ZTP day-2 host's copy) ran its deploy step:
+	// nothing to provision. Upstream's provisionHost writes the
+	// providerSpec's image over both when MAO calls Create before the
+	// cluster's bare-metal operator made the host unmanaged, a race the
+	// lab does not reproduce.
+	if h.Spec.Image == nil && !h.Spec.ExternallyProvisioned && h.Spec.CustomDeploy == nil {
+		h.Spec.Image = &bmov1alpha1.Image{URL: spec.Image.URL, Checksum: spec.Image.Checksum}
 		h.Spec.UserData = spec.UserData
 		if h.Spec.UserData != nil && h.Spec.UserData.Namespace == "" {
 			h.Spec.UserData = &corev1.SecretReference{Name: spec.UserData.Name, Namespace: m.Namespace}

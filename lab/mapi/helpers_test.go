@@ -103,7 +103,7 @@ func setHostStatus(t *testing.T, h *bmov1alpha1.BareMetalHost, mutate func(*bmov
 func newMachine(t *testing.T, name string, sel HostSelector) *machinev1beta1.Machine {
 	t.Helper()
 	ps, err := RawProviderSpec(BareMetalMachineProviderSpec{
-		Image:        Image{URL: "http://127.0.0.1/node.iso", Checksum: "abc", ChecksumType: "sha256"},
+		Image:        Image{URL: "http://127.0.0.1/node.iso", Checksum: "abc"},
 		UserData:     &corev1.SecretReference{Name: WorkerUserDataSecret},
 		HostSelector: sel,
 	})

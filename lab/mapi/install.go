@@ -84,7 +84,7 @@ func workerMachineSet(opts Options, img *imageServer, replicas int32) *machinev1
 	sel := map[string]string{ClusterLabel: opts.InfrastructureName, MachineSetLabel: name}
 	tmpl := map[string]string{ClusterLabel: opts.InfrastructureName, MachineSetLabel: name, RoleLabel: "worker", TypeLabel: "worker"}
 	ps, _ := RawProviderSpec(BareMetalMachineProviderSpec{ // plain structs: cannot fail
-		Image:    Image{URL: img.url(), Checksum: img.checksum, ChecksumType: "sha256", DiskFormat: "raw"},
+		Image:    Image{URL: img.url(), Checksum: img.checksum},
 		UserData: &corev1.SecretReference{Name: WorkerUserDataSecret},
 	})
 	return &machinev1beta1.MachineSet{

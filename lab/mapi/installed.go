@@ -103,7 +103,7 @@ func (o hostObjects) masterMachine(name string) *machinev1beta1.Machine {
 }
 
 func (o hostObjects) image() Image {
-	return Image{URL: o.img.url(), Checksum: o.img.checksum, ChecksumType: "sha256", DiskFormat: "raw"}
+	return Image{URL: o.img.url(), Checksum: o.img.checksum}
 }
 
 func roleLabels(infra, role string) map[string]string {

@@ -30,12 +30,13 @@ type BareMetalMachineProviderSpec struct {
 	HostSelector HostSelector `json:"hostSelector,omitempty"`
 }
 
-// Image is a disk image and its checksum (a value or the URL of one).
+// Image is a disk image and its checksum (a value or the URL of one):
+// all the upstream providerSpec gives, so the host's image names no
+// checksum type or disk format and the deploy ramdisk tells both from
+// the checksum's length and the image's content.
 type Image struct {
-	URL          string `json:"url"`
-	Checksum     string `json:"checksum"`
-	ChecksumType string `json:"checksumType,omitempty"`
-	DiskFormat   string `json:"format,omitempty"`
+	URL      string `json:"url"`
+	Checksum string `json:"checksum"`
 }
 
 // HostSelector selects BareMetalHosts by labels.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+	gfredfish "github.com/stmcginnis/gofish/redfish"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -35,6 +36,9 @@ func (r *hostReconciler) handleCustomDeploy(ctx context.Context, s *scope) (resu
 	if !done {
 		return result{after: r.opts.DeployPollInterval}, nil
 	}
+	if err := r.bootInstance(ctx, s); err != nil {
+		return r.fail(s, bmov1alpha1.ProvisioningError, err.Error()), nil
+	}
 	h.Status.Provisioning.CustomDeploy = h.Spec.CustomDeploy.DeepCopy()
 	h.Status.PoweredOn = s.bmc.poweredOn()
 	clearError(h)
@@ -42,6 +46,21 @@ func (r *hostReconciler) handleCustomDeploy(ctx context.Context, s *scope) (resu
 	// BMO names the image, which a custom deploy does not have.
 	r.event(h, corev1.EventTypeNormal, "ProvisioningComplete", "Image provisioning completed for ")
 	return requeueNow, nil
+}
+
+// bootInstance ends a deploy as Ironic does once the deploy steps
+// returned: the ramdisk is powered off, the virtual media ejected, and
+// the host booted from its disk.
+func (r *hostReconciler) bootInstance(ctx context.Context, s *scope) error {
+	c := s.bmc
+	return runSteps(
+		func() error { return c.powerOff(ctx, 0, r.opts.PowerTimeout) },
+		c.ejectAll,
+		func() error {
+			return c.setBoot(s.host.BootMode(), gfredfish.HddBootSourceOverrideTarget, gfredfish.ContinuousBootSourceOverrideEnabled)
+		},
+		func() error { return c.powerOn(ctx, r.opts.PowerTimeout) },
+	)
 }
 
 // runCustomDeploy boots the ramdisk once (a host whose CD holds it booted

@@ -25,8 +25,12 @@
 // ready with the deploy ramdisk, and inspecting and preparing hosts wait
 // for it. A host with spec.customDeploy and no image boots that ramdisk
 // from virtual media and runs the named deploy step in it through the
-// CustomDeployer, as Ironic's custom-agent deploy does; it is provisioned
-// once the step returned, with only the method in its status.
+// CustomDeployer, as Ironic's custom-agent deploy does; once the step
+// returned, the ramdisk is powered off, the media ejected and the disk
+// booted, and the host is provisioned with only the method in its
+// status. ImageCustomization answers PreprovisioningImages with the
+// lab's deploy ramdisk, as BMO's image provider (OpenShift's
+// image-customization controller) does.
 //
 // Differences from BMO+Ironic, on purpose: each step of provisioning runs
 // to completion within one reconcile (power changes are polled there, up
@@ -34,8 +38,7 @@
 // so later reboots go to the disk; Provisioning.ID is the Redfish system
 // UUID, as there is no Ironic node; inspection stays out-of-band (through
 // the BMC) where Ironic would boot the PreprovisioningImage's ramdisk for
-// it, and after a custom deploy the host's own software reboots it
-// where Ironic would.
+// it.
 //
 // It must not import anything above lab.
 package metal3

@@ -88,7 +88,7 @@ func runSuite(m *testing.M) int {
 	}
 	host, err := controllers.Start(ctx, controllers.Options{
 		RESTConfig: cp.RESTConfig(), WebhookHost: "127.0.0.1", CertDir: filepath.Join(dir, "certs"),
-		Components: []controllers.Component{op, &imageProvider{url: suite.ramdisk}}, Logger: testLogger(),
+		Components: []controllers.Component{op, &ImageCustomization{ISOURL: suite.ramdisk, Leave: leaveManual}}, Logger: testLogger(),
 	})
 	if err != nil {
 		return fail(err)

@@ -87,6 +87,10 @@ func (m *mediaServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "config drives are read with GET", http.StatusMethodNotAllowed)
 		return
 	}
+	if r.URL.Path == deployRamdiskPath {
+		http.Error(w, "the lab's deploy ramdisk works on hosts from outside (metal3.Options.Deployer): there is no image to boot", http.StatusNotFound)
+		return
+	}
 	name, ok := strings.CutPrefix(r.URL.Path, configDrivePath)
 	token, isISO := strings.CutSuffix(name, ".iso")
 	file, found := m.lookup(token)

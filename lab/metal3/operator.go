@@ -81,6 +81,14 @@ func (o *Operator) SetupWithManager(ctx context.Context, mgr ctrl.Manager) error
 // ConfigDriveURL is the base URL config drives are served from.
 func (o *Operator) ConfigDriveURL() string { return o.media.url() }
 
+// deployRamdiskPath names the lab's deploy ramdisk on the media server.
+const deployRamdiskPath = "/images/ironic-python-agent.iso"
+
+// DeployRamdiskURL names the lab's deploy ramdisk, for an
+// ImageCustomization: the Deployer, which needs no image booted, so the
+// URL answers 404 saying so.
+func (o *Operator) DeployRamdiskURL() string { return o.media.url() + deployRamdiskPath }
+
 // Close releases the config drive port of an Operator whose manager never
 // started; once started, the manager's end closes it.
 func (o *Operator) Close() error { return o.media.close() }

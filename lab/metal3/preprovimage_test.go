@@ -9,15 +9,9 @@ import (
 	"time"
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/paritylab/paritylab/lab/controllers"
-	"github.com/paritylab/paritylab/lab/crds"
 	"github.com/paritylab/paritylab/lab/redfish"
 )
 
@@ -25,55 +19,11 @@ import (
 // answers itself; the suite's image provider answers all others.
 const manualImageLabel = "test.paritylab.io/manual-preprovisioning-image"
 
-// imageProvider stands in for the controller that builds deploy ramdisks
-// (an image-customization controller): it makes every PreprovisioningImage
-// ready with one ISO, except those of hosts labelled manualImageLabel.
-type imageProvider struct {
-	url string
-}
-
-var _ controllers.Component = (*imageProvider)(nil)
-
-func (*imageProvider) Name() string                                          { return "test-image-provider" }
-func (*imageProvider) AddToScheme(s *runtime.Scheme) error                   { return bmov1alpha1.AddToScheme(s) }
-func (*imageProvider) CRDs() []crds.Set                                      { return nil }
-func (*imageProvider) Webhooks() (*controllers.WebhookConfigurations, error) { return nil, nil }
-func (*imageProvider) WebhooksReady(context.Context, client.Client) error    { return nil }
-
-func (p *imageProvider) SetupWithManager(_ context.Context, mgr ctrl.Manager) error {
-	c := mgr.GetClient()
-	return ctrl.NewControllerManagedBy(mgr).Named("test-image-provider").
-		For(&bmov1alpha1.PreprovisioningImage{}).
-		Complete(reconcile.Func(func(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-			ppi := &bmov1alpha1.PreprovisioningImage{}
-			if err := c.Get(ctx, req.NamespacedName, ppi); err != nil {
-				return ctrl.Result{}, client.IgnoreNotFound(err)
-			}
-			if _, manual := ppi.Labels[manualImageLabel]; manual {
-				return ctrl.Result{}, nil
-			}
-			if meta.IsStatusConditionTrue(ppi.Status.Conditions, string(bmov1alpha1.ConditionImageReady)) && ppi.Status.Architecture == ppi.Spec.Architecture {
-				return ctrl.Result{}, nil
-			}
-			setImageReady(ppi, p.url)
-			return ctrl.Result{}, c.Status().Update(ctx, ppi)
-		}))
-}
-
-// setImageReady is a provider's answer: the ISO, for the spec's
-// architecture and generation.
-func setImageReady(ppi *bmov1alpha1.PreprovisioningImage, url string) {
-	ppi.Status.ImageUrl, ppi.Status.Format, ppi.Status.Architecture = url, bmov1alpha1.ImageFormatISO, ppi.Spec.Architecture
-	setImageConditions(ppi, metav1.ConditionTrue, metav1.ConditionFalse, "ImageSuccess", "Generated image")
-}
-
-func setImageConditions(ppi *bmov1alpha1.PreprovisioningImage, ready, failed metav1.ConditionStatus, reason, msg string) {
-	for typ, st := range map[bmov1alpha1.ImageStatusConditionType]metav1.ConditionStatus{
-		bmov1alpha1.ConditionImageReady: ready, bmov1alpha1.ConditionImageError: failed,
-	} {
-		meta.SetStatusCondition(&ppi.Status.Conditions, metav1.Condition{Type: string(typ), Status: st,
-			Reason: reason, Message: msg, ObservedGeneration: ppi.Generation})
-	}
+// leaveManual leaves the images of hosts labelled manualImageLabel to
+// the test.
+func leaveManual(ppi *bmov1alpha1.PreprovisioningImage) bool {
+	_, manual := ppi.Labels[manualImageLabel]
+	return manual
 }
 
 // fakeSteps is a deploy ramdisk's custom deploy steps: a step is done
@@ -212,6 +162,13 @@ func TestCustomDeploy(t *testing.T) {
 	p := h.Status.Provisioning
 	if p.CustomDeploy == nil || p.CustomDeploy.Method != "start_assisted_install" || p.Image.URL != "" || !h.Status.PoweredOn {
 		t.Fatalf("status provisioning %+v poweredOn %v: want the method, no image, powered on", p, h.Status.PoweredOn)
+	}
+	// Ironic ends the deploy: ramdisk off, media ejected, disk booted.
+	if boots := b.boots("node-0"); !slices.Equal(boots, []string{redfish.BootTargetCd, redfish.BootTargetHdd}) {
+		t.Fatalf("boots %v: want the ramdisk, then the disk", boots)
+	}
+	if _, inserted, _ := b.backend.Attached(id, redfish.DeviceCd); inserted {
+		t.Fatal("the deploy ramdisk stays inserted after the deploy")
 	}
 
 	update(t, key, func(h *bmov1alpha1.BareMetalHost) { h.Spec.CustomDeploy = nil })

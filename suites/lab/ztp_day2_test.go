@@ -74,9 +74,11 @@ func ztpDay2Spec(ctx context.Context) {
 		g.Expect(m.Status.NodeRef).To(HaveField("Name", ztpDay2Host))
 		bmh := &bmov1alpha1.BareMetalHost{}
 		g.Expect(spoke.Get(ctx, client.ObjectKey{Namespace: machineAPINS, Name: ztpDay2Host}, bmh)).To(Succeed())
-		// The hub host's spec without its BMC: the live ISO it booted.
+		// The hub host's spec without its BMC: the custom deploy that
+		// provisioned it (the converged flow), no image.
 		g.Expect(bmh.Spec.ExternallyProvisioned).To(BeFalse())
-		g.Expect(bmh.Spec.Image).To(HaveField("DiskFormat", HaveValue(Equal("live-iso"))))
+		g.Expect(bmh.Spec.CustomDeploy).To(HaveField("Method", "start_assisted_install"))
+		g.Expect(bmh.Spec.Image).To(BeNil())
 		g.Expect(bmh.Spec.BMC.Address).To(BeEmpty())
 		g.Expect(bmh.Spec.BootMACAddress).To(Equal(original.Spec.BootMACAddress))
 		g.Expect(bmh.Annotations).To(HaveKeyWithValue("inspect.metal3.io", "disabled"))

@@ -23,6 +23,13 @@ type DiscoveryConfig struct {
 	ServicePort int `json:"servicePort"`
 	// ServiceHost overrides the gateway (tests, other networks).
 	ServiceHost string `json:"serviceHost,omitempty"`
+	// IronicAgent says the image also carries the ironic agent
+	// (assisted-service's converged flow adds it for a
+	// PreprovisioningImage): the host was booted by a deploy step, which
+	// reboots it once the install wrote the disk, so the agent stops
+	// there instead of rebooting, as the installer does when it finds
+	// ironic-agent.service.
+	IronicAgent bool `json:"ironicAgent,omitempty"`
 }
 
 // InstallArgs are the arguments of a StepInstall.

@@ -68,8 +68,11 @@ const (
 	// Cleanup reasons.
 	ReasonCleanupFailed = "CleanupFailed"
 
-	// ImageCreated reasons (InfraEnv).
+	// ImageCreated reasons (InfraEnv). A built image is InfraEnvAvailable;
+	// ImageCreated is what the condition says while the image is being
+	// built.
 	ReasonImageCreated       = "ImageCreated"
+	ReasonInfraEnvAvailable  = "InfraEnvAvailable"
 	ReasonImageCreationError = "ImageCreationError"
 )
 
