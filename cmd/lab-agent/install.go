@@ -16,8 +16,10 @@ import (
 
 // install writes the node image to the install disk (what coreos-installer
 // does), puts the node config after it, and reboots into it, unless the
-// ironic agent booted the host: then the deploy step that started this
-// agent reboots it.
+// ironic agent booted the host: then this agent stops there, the deploy
+// step returns, and the ironic agent powers the host off in band (its
+// power_off command, which Ironic sends after the step) for Ironic to
+// boot the disk.
 func (d *discovery) install(ctx context.Context, args agentapi.InstallArgs) error {
 	stage := func(s agentv1beta1.HostStage, info string) {
 		if err := d.client.progress(ctx, d.cfg.InfraEnvID, d.hostID, string(s), info); err != nil {
@@ -38,11 +40,10 @@ func (d *discovery) install(ctx context.Context, args agentapi.InstallArgs) erro
 	}
 	stage(agentv1beta1.HostStageRebooting, "")
 	if d.cfg.IronicAgent {
-		syscall.Sync()
-		log.Printf("ironic agent present: the deploy step reboots this host")
-		return nil
+		log.Printf("ironic agent present: the deploy step is done; powering off in band for Ironic")
+		return restart(syscall.LINUX_REBOOT_CMD_POWER_OFF)
 	}
-	return reboot()
+	return restart(syscall.LINUX_REBOOT_CMD_RESTART)
 }
 
 // writeImage streams the image onto the disk, hashing it on the way.
@@ -85,13 +86,14 @@ func (p *progressWriter) Write(b []byte) (int, error) {
 	return n, err
 }
 
-// reboot restarts the machine: sync, then the reboot syscall (as PID 1's
-// child the agent may do this; busybox reboot would need init's help).
-func reboot() error {
+// restart reboots or powers off the machine (cmd, a reboot syscall
+// command): sync, then the syscall (as PID 1's child the agent may do
+// this; busybox reboot would need init's help).
+func restart(cmd int) error {
 	syscall.Sync()
 	if os.Getenv("PARITYLAB_AGENT_NO_REBOOT") != "" {
 		log.Printf("reboot suppressed (test)")
 		return nil
 	}
-	return syscall.Reboot(syscall.LINUX_REBOOT_CMD_RESTART)
+	return syscall.Reboot(cmd)
 }

@@ -54,13 +54,25 @@ func (r *hostReconciler) handleCustomDeploy(ctx context.Context, s *scope) (resu
 func (r *hostReconciler) bootInstance(ctx context.Context, s *scope) error {
 	c := s.bmc
 	return runSteps(
-		func() error { return c.powerOff(ctx, 0, r.opts.PowerTimeout) },
+		func() error { return r.tearDownAgent(ctx, s) },
 		c.ejectAll,
 		func() error {
 			return c.setBoot(s.host.BootMode(), gfredfish.HddBootSourceOverrideTarget, gfredfish.ContinuousBootSourceOverrideEnabled)
 		},
 		func() error { return c.powerOn(ctx, r.opts.PowerTimeout) },
 	)
+}
+
+// tearDownAgent powers the ramdisk off as Ironic's agent deploy does
+// (deploy_forces_oob_reboot false, its default): the agent powers the
+// host off in band, and only a host still on after
+// InBandPowerOffTimeout is forced off through the BMC.
+func (r *hostReconciler) tearDownAgent(ctx context.Context, s *scope) error {
+	if s.bmc.waitPower(ctx, false, "in-band power off", r.opts.InBandPowerOffTimeout) == nil {
+		return nil
+	}
+	s.log.Info("The deploy ramdisk did not power off in band; forcing it off")
+	return s.bmc.powerOff(ctx, 0, r.opts.PowerTimeout)
 }
 
 // runCustomDeploy boots the ramdisk once (a host whose CD holds it booted

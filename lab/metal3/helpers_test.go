@@ -48,7 +48,7 @@ var suite struct {
 // Hosts use PreprovisioningImages, as on an OpenShift hub.
 func testOptions(d Deployer, steps CustomDeployer) Options {
 	return Options{
-		Deployer: d, PreprovisioningImages: true, CustomDeployer: steps, DeployPollInterval: 200 * time.Millisecond, Concurrency: 4,
+		Deployer: d, PreprovisioningImages: true, CustomDeployer: steps, DeployPollInterval: 200 * time.Millisecond, InBandPowerOffTimeout: time.Second, Concurrency: 4,
 		PollInterval: 500 * time.Millisecond, PowerTimeout: 3 * time.Second, SoftPowerOffTimeout: 2 * time.Second,
 		RequestTimeout: 20 * time.Second, ErrorBackoff: 100 * time.Millisecond, MaxErrorBackoff: time.Second,
 	}

@@ -27,6 +27,11 @@ type Options struct {
 	// the deploy ramdisk the host boots from its PreprovisioningImage.
 	// Default none: a custom deploy fails with a message saying so.
 	CustomDeployer CustomDeployer
+	// InBandPowerOffTimeout is how long a host whose deploy steps
+	// returned may take to power itself off (the agent's in-band power
+	// off) before it is forced off through the BMC. Default 30s, Ironic's
+	// post_deploy_get_power_state_retries (6) times their interval (5s).
+	InBandPowerOffTimeout time.Duration
 	// DeployPollInterval is how often a host running a custom deploy step
 	// is checked. Default 10s, BMO's requeue while Ironic deploys.
 	DeployPollInterval time.Duration
@@ -72,6 +77,7 @@ func (o *Options) defaults() {
 	setDefault(&o.PollInterval, 60*time.Second)
 	setDefault(&o.PowerTimeout, 60*time.Second)
 	setDefault(&o.DeployPollInterval, 10*time.Second)
+	setDefault(&o.InBandPowerOffTimeout, 30*time.Second)
 	setDefault(&o.SoftPowerOffTimeout, 30*time.Second)
 	setDefault(&o.RequestTimeout, 2*time.Minute)
 	setDefault(&o.ErrorBackoff, time.Second)
