@@ -57,6 +57,31 @@ func PowerOff(conn *libvirt.Connect, uuid string) error {
 	})
 }
 
+// Suspend pauses a running domain's CPUs: it stays on (IsOn) and a
+// destroy still powers it off. An off domain is left alone.
+func Suspend(conn *libvirt.Connect, uuid string) error {
+	return withDomain(conn, uuid, func(d *libvirt.Domain) error {
+		if on, _ := d.IsActive(); !on {
+			return nil
+		}
+		if err := d.Suspend(); err != nil {
+			return fmt.Errorf("suspend domain %s: %w", uuid, err)
+		}
+		return nil
+	})
+}
+
+// IsPaused reports whether a domain is on with its CPUs paused (Suspend).
+func IsPaused(conn *libvirt.Connect, uuid string) (bool, error) {
+	var paused bool
+	err := withDomain(conn, uuid, func(d *libvirt.Domain) error {
+		state, _, err := d.GetState()
+		paused = state == libvirt.DOMAIN_PAUSED
+		return err
+	})
+	return paused, err
+}
+
 // Shutdown asks the guest to power off (ACPI power button).
 func Shutdown(conn *libvirt.Connect, uuid string) error {
 	return withDomain(conn, uuid, func(d *libvirt.Domain) error {

@@ -18,8 +18,67 @@ func (s *Server) SetFault(ctx context.Context, system string, f Fault) error {
 	if err != nil {
 		return fmt.Errorf("set fault: %w", err)
 	}
+	if f.Hang != "" {
+		return s.hang(ctx, id, f)
+	}
 	s.faults.set(id, f)
 	s.log.Info("Fault set", "system", id, "status", f.Status, "latency", f.Latency.String(), "ignorePower", f.IgnorePower, "count", f.Count)
+	return nil
+}
+
+// hang sets a hang fault and freezes the system when it is on. The
+// operation log records it (fault:hang), so that a host's power timeline
+// shows when it failed.
+func (s *Server) hang(ctx context.Context, id string, f Fault) error {
+	fr, ok := s.backend.(Freezer)
+	if !ok {
+		return fmt.Errorf("set fault: this emulator's backend cannot freeze a system: %w", ErrInvalid)
+	}
+	s.faults.set(id, f)
+	if err := s.freezeIfOn(ctx, fr, id); err != nil {
+		s.faults.clear(id)
+		return fmt.Errorf("set fault: %w", err)
+	}
+	s.recordOperation(id, opFaultHang)
+	s.log.Info("Fault set", "system", id, "hang", f.Hang)
+	return nil
+}
+
+func (s *Server) freezeIfOn(ctx context.Context, fr Freezer, id string) error {
+	sys, err := s.backend.System(ctx, id)
+	if err != nil {
+		return err
+	}
+	if sys.PowerState != PowerOn {
+		return nil
+	}
+	return fr.Freeze(ctx, id)
+}
+
+// afterReset keeps a hang fault's promise once a power action is done:
+// a power-off ends an untilPowerOff hang, and a system that hangs always
+// freezes again when it is on.
+func (s *Server) afterReset(ctx context.Context, id string) error {
+	f, ok := s.faults.get(id)
+	if !ok || f.Hang == "" {
+		return nil
+	}
+	sys, err := s.backend.System(ctx, id)
+	if err != nil {
+		return err
+	}
+	switch {
+	case f.Hang == HangUntilPowerOff && sys.PowerState == PowerOff:
+		if s.faults.clearHang(id) {
+			s.log.Info("Hang ended by the power-off", "system", id)
+		}
+	case f.Hang == HangAlways && sys.PowerState == PowerOn:
+		fr, ok := s.backend.(Freezer)
+		if !ok {
+			return nil
+		}
+		return fr.Freeze(ctx, id)
+	}
 	return nil
 }
 
@@ -61,10 +120,11 @@ type faultJSON struct {
 	Latency     string `json:"latency,omitempty"`
 	IgnorePower bool   `json:"ignorePower,omitempty"`
 	Count       int    `json:"count,omitempty"`
+	Hang        string `json:"hang,omitempty"`
 }
 
 func toFaultJSON(f Fault) faultJSON {
-	out := faultJSON{Status: f.Status, IgnorePower: f.IgnorePower, Count: f.Count}
+	out := faultJSON{Status: f.Status, IgnorePower: f.IgnorePower, Count: f.Count, Hang: string(f.Hang)}
 	if f.Latency > 0 {
 		out.Latency = f.Latency.String()
 	}
@@ -101,7 +161,7 @@ func (s *Server) deleteFault(w http.ResponseWriter, _ *http.Request, rq *request
 
 func parseFault(body object) (Fault, error) {
 	var f Fault
-	allowed := []string{"status", "latency", "ignorePower", "count"}
+	allowed := []string{"status", "latency", "ignorePower", "count", "hang"}
 	if k := body.unknown(allowed...); k != "" {
 		return f, errPropertyUnknown("#/"+k, allowed)
 	}
@@ -115,6 +175,11 @@ func parseFault(body object) (Fault, error) {
 	if f.Count, _, terr = body.integer("count"); terr != nil {
 		return f, errPropertyType("#/count", terr.raw, "an integer")
 	}
+	hang, _, terr := body.str("hang")
+	if terr != nil {
+		return f, errPropertyType("#/hang", terr.raw, fmt.Sprintf("a string, one of %v", HangModes))
+	}
+	f.Hang = HangMode(hang)
 	latency, ok, terr := body.str("latency")
 	if terr != nil {
 		return f, errPropertyType("#/latency", terr.raw, `a duration string such as "2s"`)

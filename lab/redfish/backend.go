@@ -30,6 +30,15 @@ type Backend interface {
 	EjectMedia(ctx context.Context, id, device string) error
 }
 
+// Freezer is a Backend that can freeze a running system's guest in place,
+// leaving it powered on (hang faults). A power-off ends the freeze; the
+// next power-on runs the guest again.
+type Freezer interface {
+	// Freeze stops a running system's CPUs; a system that is off is left
+	// alone.
+	Freeze(ctx context.Context, id string) error
+}
+
 // Errors a Backend returns (wrapped) so the server can answer with the right
 // Redfish status and message.
 var (

@@ -3,6 +3,7 @@ package redfish
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -27,7 +28,27 @@ type Fault struct {
 	// it disappears; 0 keeps it until cleared. A fault with only
 	// IgnorePower affects Reset requests alone.
 	Count int
+	// Hang freezes the system's guest in place: the BMC still reports it
+	// On, but nothing runs, as a server whose OS or firmware hung. It
+	// answers no request differently (see HangMode).
+	Hang HangMode
 }
+
+// HangMode says how long a hang lasts.
+type HangMode string
+
+const (
+	// HangUntilPowerOff: the guest freezes now (when the system is on)
+	// and the fault ends with the next power-off, as a kernel hang a
+	// power cycle cures.
+	HangUntilPowerOff HangMode = "untilPowerOff"
+	// HangAlways: the guest freezes now and at every power-on until the
+	// fault is cleared, as a server whose hardware died.
+	HangAlways HangMode = "always"
+)
+
+// HangModes lists the hang modes a fault may name.
+var HangModes = []HangMode{HangUntilPowerOff, HangAlways}
 
 func (f Fault) validate() error {
 	switch {
@@ -37,8 +58,12 @@ func (f Fault) validate() error {
 		return fmt.Errorf("latency %s is outside 0-%s", f.Latency, maxLatency)
 	case f.Count < 0:
 		return fmt.Errorf("count %d is negative", f.Count)
-	case f.Status == 0 && f.Latency == 0 && !f.IgnorePower:
-		return errors.New("the fault does nothing: set status, latency or ignorePower")
+	case f.Hang != "" && !slices.Contains(HangModes, f.Hang):
+		return fmt.Errorf("hang %q is not one of %v", f.Hang, HangModes)
+	case f.Hang != "" && (f.Status != 0 || f.Latency != 0 || f.IgnorePower || f.Count != 0):
+		return errors.New("a hang is a fault of the server, not of its BMC: set it alone, without status, latency, ignorePower or count")
+	case f.Status == 0 && f.Latency == 0 && !f.IgnorePower && f.Hang == "":
+		return errors.New("the fault does nothing: set status, latency, ignorePower or hang")
 	}
 	return nil
 }
@@ -68,6 +93,17 @@ func (fs *faultStore) clear(id string) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	delete(fs.faults, id)
+}
+
+// clearHang ends a system's hang fault, if it has one.
+func (fs *faultStore) clearHang(id string) bool {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if f, ok := fs.faults[id]; ok && f.Hang != "" {
+		delete(fs.faults, id)
+		return true
+	}
+	return false
 }
 
 func (fs *faultStore) get(id string) (Fault, bool) {

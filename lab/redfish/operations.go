@@ -14,7 +14,8 @@ const maxOperations = 10000
 
 // Operation is one state-changing request the server carried out for a
 // system: "power:<ResetType>", "media:insert", "media:eject" or
-// "boot:<BootSourceOverrideTarget>/<BootSourceOverrideEnabled>".
+// "boot:<BootSourceOverrideTarget>/<BootSourceOverrideEnabled>"; and
+// "fault:hang" when a hang fault froze it.
 type Operation struct {
 	// At is when the server carried it out, in UTC.
 	At time.Time `json:"at"`
@@ -48,6 +49,9 @@ func bootOperation(b Boot) string { return "boot:" + b.Target + "/" + b.Enabled 
 const (
 	opMediaInsert = "media:insert"
 	opMediaEject  = "media:eject"
+	// opFaultHang is a hang fault set on the system: not a request to
+	// the BMC, but when the server it manages failed.
+	opFaultHang = "fault:hang"
 )
 
 // opLog holds the operations of every system, by system ID.

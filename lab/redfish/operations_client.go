@@ -86,14 +86,27 @@ func fetchOperations(ctx context.Context, in FetchOperationsInput) ([]Operation,
 	return decodeOperations(resp)
 }
 
-// operationsURL builds the admin URL of a system's log. The base URL must
-// not carry a path or credentials: credentials go in the input, where
-// they never end up in an error message.
+// operationsURL builds the admin URL of a system's log.
 func operationsURL(in FetchOperationsInput) (string, error) {
-	if in.SystemID == "" {
+	u, err := adminURL(in.URL, in.SystemID, "operations")
+	if err != nil {
+		return "", err
+	}
+	if !in.Since.IsZero() {
+		u += "?" + url.Values{sinceParam: {in.Since.UTC().Format(time.RFC3339Nano)}}.Encode()
+	}
+	return u, nil
+}
+
+// adminURL builds the admin URL of a system's resource (operations,
+// faults). The base URL must not carry a path or credentials:
+// credentials go in the input, where they never end up in an error
+// message.
+func adminURL(baseURL, system, leaf string) (string, error) {
+	if system == "" {
 		return "", errors.New("no system ID")
 	}
-	base, err := url.Parse(strings.TrimSuffix(in.URL, "/"))
+	base, err := url.Parse(strings.TrimSuffix(baseURL, "/"))
 	if err != nil {
 		// Not echoed: an unparsable URL cannot be redacted.
 		return "", errors.New("emulator URL is not a URL; want scheme://host:port")
@@ -104,11 +117,7 @@ func operationsURL(in FetchOperationsInput) (string, error) {
 	if base.User != nil || base.Path != "" || base.RawQuery != "" {
 		return "", fmt.Errorf("emulator URL %s must be scheme://host:port only, without credentials, path or query", base.Redacted())
 	}
-	u := base.Scheme + "://" + base.Host + adminPath + "/" + url.PathEscape(in.SystemID) + "/operations"
-	if !in.Since.IsZero() {
-		u += "?" + url.Values{sinceParam: {in.Since.UTC().Format(time.RFC3339Nano)}}.Encode()
-	}
-	return u, nil
+	return base.Scheme + "://" + base.Host + adminPath + "/" + url.PathEscape(system) + "/" + leaf, nil
 }
 
 func decodeOperations(resp *http.Response) ([]Operation, error) {

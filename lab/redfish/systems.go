@@ -191,7 +191,7 @@ func parseBootPatch(boot object, sys *System) (BootPatch, error) {
 const resetAction = "ComputerSystem.Reset"
 
 // resetSystem performs a power action. A system with an IgnorePower fault
-// acknowledges it and does nothing.
+// acknowledges it and does nothing; a hanging one hangs on (afterReset).
 func (s *Server) resetSystem(w http.ResponseWriter, r *http.Request, rq *request) error {
 	body, err := readObject(w, r)
 	if err != nil {
@@ -209,6 +209,9 @@ func (s *Server) resetSystem(w http.ResponseWriter, r *http.Request, rq *request
 		return backendError(err, "ActionParameterValueError", "ResourceInStandby")
 	}
 	s.recordOperation(rq.system.ID, powerOperation(rt))
+	if err := s.afterReset(r.Context(), rq.system.ID); err != nil {
+		return backendError(err, "ActionParameterValueError", "ResourceInStandby")
+	}
 	return noContent(w)
 }
 

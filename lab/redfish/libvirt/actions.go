@@ -20,6 +20,12 @@ func (b *Backend) Reset(_ context.Context, id string, action redfish.ResetType) 
 	}
 	conn, uuid := b.opts.Conn, h.def.UUID
 	b.powerActions[uuid] = time.Now()
+	if hung, err := machines.IsPaused(conn, uuid); err != nil {
+		return err
+	} else if hung && (action == redfish.ResetGracefulShutdown || action == redfish.ResetGracefulRestart) {
+		// A frozen guest (a hang fault) does not act on the power button.
+		return nil
+	}
 	switch action {
 	case redfish.ResetOn, redfish.ResetForceOn:
 		if h.on {
@@ -51,6 +57,18 @@ func (b *Backend) Reset(_ context.Context, id string, action redfish.ResetType) 
 		return machines.InjectNMI(conn, uuid)
 	}
 	return fmt.Errorf("reset type %q: %w", action, redfish.ErrInvalid)
+}
+
+// Freeze pauses a running domain (a hang fault): QEMU keeps it, so the
+// system stays On, while the guest stops dead.
+func (b *Backend) Freeze(_ context.Context, id string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	h, err := b.load(id)
+	if err != nil {
+		return err
+	}
+	return machines.Suspend(b.opts.Conn, h.def.UUID)
 }
 
 // boot starts a domain that is off, spending a "once" override: the domain

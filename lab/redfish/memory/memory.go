@@ -118,6 +118,26 @@ func (b *Backend) Reset(_ context.Context, id string, action redfish.ResetType) 
 	return b.update(id, func(s *system) error { return s.reset(action) })
 }
 
+// Freeze hangs a system that is on (a hang fault): it stays On, ignores
+// GracefulShutdown, and runs again after a power-off and on.
+func (b *Backend) Freeze(_ context.Context, id string) error {
+	return b.update(id, func(s *system) error {
+		s.frozen = s.power == redfish.PowerOn
+		return nil
+	})
+}
+
+// Frozen tells whether a system hangs (Freeze), for tests.
+func (b *Backend) Frozen(id string) (bool, error) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	s, err := b.get(id)
+	if err != nil {
+		return false, err
+	}
+	return s.frozen, nil
+}
+
 // SetBoot changes the boot override.
 func (b *Backend) SetBoot(_ context.Context, id string, p redfish.BootPatch) error {
 	return b.update(id, func(s *system) error { return s.setBoot(p) })

@@ -20,6 +20,8 @@ type system struct {
 	media map[string]*media
 	boots []string
 	nmis  int
+	// frozen: the guest hangs (Freeze) until the next power-off.
+	frozen bool
 }
 
 type media struct {
@@ -98,15 +100,22 @@ func (s *system) reset(action redfish.ResetType) error {
 		if !on {
 			s.powerOn()
 		}
-	case redfish.ResetForceOff, redfish.ResetGracefulShutdown:
-		s.power = redfish.PowerOff
+	case redfish.ResetForceOff:
+		s.power, s.frozen = redfish.PowerOff, false
+	case redfish.ResetGracefulShutdown:
+		// A hung guest does not act on the power button.
+		if !s.frozen {
+			s.power = redfish.PowerOff
+		}
 	case redfish.ResetForceRestart:
 		s.powerOn()
 	case redfish.ResetGracefulRestart:
 		if !on {
 			return fmt.Errorf("%w: system %s is Off and GracefulRestart needs a running OS; use On", redfish.ErrConflict, s.spec.Name)
 		}
-		s.powerOn()
+		if !s.frozen {
+			s.powerOn()
+		}
 	case redfish.ResetNmi:
 		if !on {
 			return fmt.Errorf("%w: system %s is Off and cannot take an NMI; power it On first", redfish.ErrConflict, s.spec.Name)
@@ -122,7 +131,7 @@ func (s *system) reset(action redfish.ResetType) error {
 // else from disk. A Once override is spent by this boot and goes back to
 // Disabled (the target stays, as the Redfish schema describes).
 func (s *system) powerOn() {
-	s.power = redfish.PowerOn
+	s.power, s.frozen = redfish.PowerOn, false
 	target := defaultBootTarget
 	if s.boot.Enabled != redfish.BootDisabled && s.boot.Target != redfish.BootTargetNone {
 		target = s.boot.Target
