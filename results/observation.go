@@ -299,7 +299,7 @@ type Host struct {
 type BMCOperation struct {
 	// At is when the BMC carried it out.
 	At time.Time `json:"at"`
-	// Operation is what it did: power:<ResetType> (On, ForceOff, GracefulShutdown, ForceRestart, ...), media:insert, media:eject, boot:<target>/<enabled> (a boot source override).
+	// Operation is what it did: power:<ResetType> (On, ForceOff, GracefulShutdown, ForceRestart, ...), media:insert, media:eject, boot:<target>/<enabled> (a boot source override); or fault:hang, when the lab made the server hang (its BMC still reporting it On).
 	Operation string `json:"operation"`
 }
 

@@ -15,30 +15,14 @@ import (
 )
 
 // bmcOperations reads, from the lab's Redfish emulator's own operation
-// log, what each host's BMC was asked to do since the flow started. A
-// host is found by its boot MAC among the lab's hosts (the same server
-// may have a BareMetalHost on the hub and a copy in the spoke; the copy
-// has no BMC address but the same MAC).
+// log, what each host's BMC was asked to do since the flow started.
 func bmcOperations(ctx context.Context, l *framework.Lab, host *bmov1alpha1.BareMetalHost, since time.Time) ([]results.BMCOperation, error) {
-	inv := l.Inventory
-	if inv == nil || inv.BMC == "" {
-		return nil, fmt.Errorf("the lab has no BMC emulator")
-	}
-	system := ""
-	for _, h := range inv.Hosts {
-		if strings.EqualFold(h.MAC, host.Spec.BootMACAddress) && h.MAC != "" {
-			system = h.UUID
-		}
-	}
-	if system == "" {
-		return nil, fmt.Errorf("no lab host has boot MAC %s (host %s)", host.Spec.BootMACAddress, host.Name)
-	}
-	user, pass, err := lab.ReadBMCCredentials(inv.CredentialsFile)
+	admin, err := bmcAdmin(l, host)
 	if err != nil {
 		return nil, err
 	}
-	ops, err := redfish.FetchOperations(ctx, redfish.FetchOperationsInput{URL: inv.BMC, SystemID: system,
-		Username: user, Password: pass, Since: since})
+	ops, err := redfish.FetchOperations(ctx, redfish.FetchOperationsInput{URL: admin.URL, SystemID: admin.SystemID,
+		Username: admin.Username, Password: admin.Password, Since: since})
 	if err != nil {
 		return nil, err
 	}
@@ -47,4 +31,49 @@ func bmcOperations(ctx context.Context, l *framework.Lab, host *bmov1alpha1.Bare
 		out = append(out, results.BMCOperation{At: op.At.UTC(), Operation: op.Operation})
 	}
 	return out, nil
+}
+
+// bmcAdmin finds a host's system in the lab's Redfish emulator by its
+// boot MAC among the lab's hosts (the same server may have a
+// BareMetalHost on the hub and a copy in the spoke; the copy may have no
+// BMC address but has the same MAC).
+func bmcAdmin(l *framework.Lab, host *bmov1alpha1.BareMetalHost) (redfish.AdminInput, error) {
+	inv := l.Inventory
+	if inv == nil || inv.BMC == "" {
+		return redfish.AdminInput{}, fmt.Errorf("the lab has no BMC emulator")
+	}
+	system := ""
+	for _, h := range inv.Hosts {
+		if strings.EqualFold(h.MAC, host.Spec.BootMACAddress) && h.MAC != "" {
+			system = h.UUID
+		}
+	}
+	if system == "" {
+		return redfish.AdminInput{}, fmt.Errorf("no lab host has boot MAC %s (host %s)", host.Spec.BootMACAddress, host.Name)
+	}
+	user, pass, err := lab.ReadBMCCredentials(inv.CredentialsFile)
+	if err != nil {
+		return redfish.AdminInput{}, err
+	}
+	return redfish.AdminInput{URL: inv.BMC, SystemID: system, Username: user, Password: pass}, nil
+}
+
+// HangHost makes a host's server hang through the lab's Redfish
+// emulator (a hang fault): its BMC keeps reporting it On while its OS
+// stops, so that only its Node shows the failure.
+func HangHost(ctx context.Context, l *framework.Lab, host *bmov1alpha1.BareMetalHost, mode redfish.HangMode) error {
+	admin, err := bmcAdmin(l, host)
+	if err != nil {
+		return err
+	}
+	return redfish.PutFault(ctx, admin, redfish.Fault{Hang: mode})
+}
+
+// ClearHostFault ends whatever fault a host's server has.
+func ClearHostFault(ctx context.Context, l *framework.Lab, host *bmov1alpha1.BareMetalHost) error {
+	admin, err := bmcAdmin(l, host)
+	if err != nil {
+		return err
+	}
+	return redfish.DeleteFault(ctx, admin)
 }

@@ -3,13 +3,11 @@ package day2scale
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	machinev1beta1 "github.com/openshift/api/machine/v1beta1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -61,29 +59,9 @@ func (s *machineSetSide) create(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 
 	By("creating a worker MachineSet of 0 replicas from the installer's")
-	installer := s.installerMachineSet(ctx)
-	infra := installer.Labels[mapi.ClusterLabel]
-	s.name = infra + "-scale"
-	ms := &machinev1beta1.MachineSet{ObjectMeta: metav1.ObjectMeta{Name: s.name, Namespace: scenarios.MachineAPINamespace, Labels: installer.Labels}}
-	ms.Spec = *installer.Spec.DeepCopy()
-	ms.Spec.Replicas = ptr.To[int32](0)
-	sel := map[string]string{mapi.ClusterLabel: infra, mapi.MachineSetLabel: s.name}
-	ms.Spec.Selector = metav1.LabelSelector{MatchLabels: sel}
-	ms.Spec.Template.Labels = map[string]string{mapi.ClusterLabel: infra, mapi.MachineSetLabel: s.name,
-		mapi.RoleLabel: "worker", mapi.TypeLabel: "worker"}
+	ms := scenarios.WorkerMachineSet(ctx, s.spoke, "scale", 0)
+	s.name = ms.Name
 	Expect(s.spoke.Create(ctx, ms)).To(Succeed())
-}
-
-func (s *machineSetSide) installerMachineSet(ctx context.Context) *machinev1beta1.MachineSet {
-	list := &machinev1beta1.MachineSetList{}
-	Expect(s.spoke.List(ctx, list, client.InNamespace(scenarios.MachineAPINamespace))).To(Succeed())
-	for i := range list.Items {
-		if strings.HasSuffix(list.Items[i].Name, "-worker-0") {
-			return &list.Items[i]
-		}
-	}
-	Fail(fmt.Sprintf("the spoke has no installer worker MachineSet (<infra>-worker-0) among %d", len(list.Items)))
-	return nil
 }
 
 func (s *machineSetSide) patch(ctx context.Context, mutate func(*machinev1beta1.MachineSet)) {
@@ -191,13 +169,5 @@ func (s *machineSetSide) finish(ctx context.Context, failed bool, why string) *r
 }
 
 func expectNodeReady(ctx context.Context, g Gomega, c client.Client, name string) {
-	node := &corev1.Node{}
-	g.Expect(c.Get(ctx, client.ObjectKey{Name: name}, node)).To(Succeed())
-	ready := false
-	for _, cond := range node.Status.Conditions {
-		if cond.Type == corev1.NodeReady {
-			ready = cond.Status == corev1.ConditionTrue
-		}
-	}
-	g.Expect(ready).To(BeTrue(), "node %s Ready", name)
+	scenarios.ExpectNodeReady(ctx, g, c, name)
 }

@@ -5,16 +5,17 @@ import (
 
 	"github.com/paritylab/paritylab/scenarios/day1"
 	"github.com/paritylab/paritylab/scenarios/day2scale"
+	"github.com/paritylab/paritylab/scenarios/replacement"
 )
 
 // suiteScenarios are the scenarios this suite runs; the known-divergence
 // registry must declare exactly these (an entry for a scenario that does
 // not exist explains nothing and would never go stale).
-var suiteScenarios = []string{day1.Name, day2scale.Name}
+var suiteScenarios = append([]string{day1.Name, day2scale.Name}, replacement.Names()...)
 
 // One Ordered container keeps the scenarios in the order they build on
 // each other (ginkgo shuffles top-level containers otherwise): day-2
-// scale starts from the clusters day-1 installed. ContinueOnFailure runs
+// scale and replacement start from the clusters day-1 installed. ContinueOnFailure runs
 // every flow and diff even after one failed, so that the report shows
 // everything. Each scenario has its label for --label-filter.
 var _ = Describe("Parity", Ordered, ContinueOnFailure, func() {
@@ -26,5 +27,9 @@ var _ = Describe("Parity", Ordered, ContinueOnFailure, func() {
 
 	Describe("Day-2 scale", Label("day2-scale"), func() {
 		day2scale.Spec(getInput)
+	})
+
+	Describe("Replacement", Label("replacement"), func() {
+		replacement.Spec(getInput)
 	})
 })

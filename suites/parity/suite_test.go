@@ -20,6 +20,7 @@ import (
 	"github.com/paritylab/paritylab/scenarios"
 	"github.com/paritylab/paritylab/scenarios/day1"
 	"github.com/paritylab/paritylab/scenarios/day2scale"
+	"github.com/paritylab/paritylab/scenarios/replacement"
 )
 
 var (
@@ -34,8 +35,9 @@ func TestParity(t *testing.T) {
 }
 
 // suiteHosts is how many lab hosts the scenarios claim in all: day-1
-// installs one cluster per flow, day-2 scales each on hosts of its own.
-const suiteHosts = day1.HostsNeeded + day2scale.HostsNeeded
+// installs one cluster per flow, day-2 scale and replacement add worker
+// sets on hosts of their own.
+const suiteHosts = day1.HostsNeeded + day2scale.HostsNeeded + replacement.HostsNeeded
 
 // input is what every scenario gets; filled by SynchronizedBeforeSuite.
 var input scenarios.Input

@@ -1,0 +1,207 @@
+package replacement
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+	capm3v1beta1 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta1"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	machinev1beta1 "github.com/openshift/api/machine/v1beta1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/paritylab/paritylab/framework"
+	"github.com/paritylab/paritylab/lab/mapi"
+	"github.com/paritylab/paritylab/results"
+	"github.com/paritylab/paritylab/scenarios"
+)
+
+// Resources of the MAPI side's remediation.
+var (
+	mapiHealthChecks       = schema.GroupVersionResource{Group: "machine.openshift.io", Version: "v1beta1", Resource: "machinehealthchecks"}
+	mapiMetal3Remediations = capm3v1beta1.GroupVersion.WithResource("metal3remediations")
+)
+
+// remediationStrategyAnnotation on a MAPI MachineHealthCheck chooses
+// MAO's external-baremetal remediation (machinehealthcheck_controller.go).
+const remediationStrategyAnnotation = "machine.openshift.io/remediation-strategy"
+
+// machineSetSide is the MAPI flow: a MachineSet in the spoke over hosts
+// in its machine API namespace, and a MachineHealthCheck there.
+type machineSetSide struct {
+	in       scenarios.Input
+	base     *scenarios.Cluster
+	spoke    client.Client
+	name     string
+	strategy strategy
+	run      *scenarios.Run
+}
+
+func newMachineSetSide(in scenarios.Input, base *scenarios.Cluster) *machineSetSide {
+	return &machineSetSide{in: in, base: base, spoke: base.Workload}
+}
+
+func (s *machineSetSide) workload() client.Client { return s.spoke }
+
+func (s *machineSetSide) ensureWorker(ctx context.Context) worker {
+	if s.name == "" {
+		By("moving the pool's hosts into the spoke's machine API namespace and creating a worker MachineSet of 1 replica")
+		var claims []framework.HostClaim
+		for _, h := range poolHostNames() {
+			claims = append(claims, framework.HostClaim{Cluster: s.spoke, Namespace: scenarios.MachineAPINamespace, Name: h})
+		}
+		_, err := s.in.Hosts.Claim(ctx, claims...)
+		Expect(err).NotTo(HaveOccurred())
+		ms := scenarios.WorkerMachineSet(ctx, s.spoke, setSuffix, 1)
+		Expect(s.spoke.Create(ctx, ms)).To(Succeed())
+		s.name = ms.Name
+	}
+	By("waiting for the MachineSet's Machine Running with a Ready Node")
+	var w worker
+	iv := interval(s.in, "wait-machines-running")
+	Eventually(func(g Gomega) {
+		m := s.machine(ctx, g)
+		g.Expect(m.Status.Phase).To(HaveValue(Equal(machinev1beta1.PhaseRunning)), "Machine %s", m.Name)
+		g.Expect(m.Status.NodeRef).NotTo(BeNil(), "Machine %s nodeRef", m.Name)
+		scenarios.ExpectNodeReady(ctx, g, s.spoke, m.Status.NodeRef.Name)
+		w = worker{Machine: m.UID, Name: m.Name, Node: m.Status.NodeRef.Name}
+	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
+	return w
+}
+
+// machine is the set's one Machine that is not being deleted.
+func (s *machineSetSide) machine(ctx context.Context, g Gomega) *machinev1beta1.Machine {
+	list := &machinev1beta1.MachineList{}
+	g.Expect(s.spoke.List(ctx, list, client.InNamespace(scenarios.MachineAPINamespace),
+		client.MatchingLabels{mapi.MachineSetLabel: s.name})).To(Succeed())
+	var live []machinev1beta1.Machine
+	for _, m := range list.Items {
+		if m.DeletionTimestamp.IsZero() {
+			live = append(live, m)
+		}
+	}
+	g.Expect(live).To(HaveLen(1), "Machines of %s", s.name)
+	return &live[0]
+}
+
+func (s *machineSetSide) machineUID(ctx context.Context, g Gomega, _ worker) types.UID {
+	return s.machine(ctx, g).UID
+}
+
+func (s *machineSetSide) record(ctx context.Context, run *scenarios.Run) {
+	ns := scenarios.MachineAPINamespace
+	s.run = run
+	Expect(run.Record(ctx, s.base.WorkloadConfig, []string{ns},
+		framework.Watch{Resource: scenarios.MAPIMachines, Namespace: ns, Role: "machine"},
+		framework.Watch{Resource: scenarios.BareMetalHosts, Namespace: ns, Role: "host", Interchangeable: true},
+		framework.Watch{Resource: mapiHealthChecks, Namespace: ns, Role: "health-check"},
+		framework.Watch{Resource: mapiMetal3Remediations, Namespace: ns, Role: "remediation"},
+		scenarios.NodeIdentities,
+	)).To(Succeed())
+	run.SetCluster(s.base.Namespace)
+}
+
+// createHealthCheck: Ready Unknown or False for 10s makes the set's
+// Machine unhealthy; the strategy decides who power-cycles it.
+func (s *machineSetSide) createHealthCheck(ctx context.Context) {
+	mhc := &machinev1beta1.MachineHealthCheck{
+		ObjectMeta: metav1.ObjectMeta{Name: s.name, Namespace: scenarios.MachineAPINamespace},
+		Spec: machinev1beta1.MachineHealthCheckSpec{
+			Selector: metav1.LabelSelector{MatchLabels: map[string]string{mapi.MachineSetLabel: s.name}},
+			UnhealthyConditions: []machinev1beta1.UnhealthyCondition{
+				{Type: corev1.NodeReady, Status: corev1.ConditionUnknown, Timeout: metav1.Duration{Duration: unhealthyAfter}},
+				{Type: corev1.NodeReady, Status: corev1.ConditionFalse, Timeout: metav1.Duration{Duration: unhealthyAfter}},
+			},
+			NodeStartupTimeout: &metav1.Duration{Duration: nodeStartupTimeout},
+			MaxUnhealthy:       ptr.To(intstr.FromString("100%")),
+		},
+	}
+	switch s.strategy {
+	case strategyAnnotation:
+		By("creating a MachineHealthCheck with the external-baremetal remediation strategy")
+		mhc.Annotations = map[string]string{remediationStrategyAnnotation: string(strategyAnnotation)}
+	default:
+		By("creating a Metal3RemediationTemplate (Reboot) and a MachineHealthCheck that names it")
+		tmpl := &capm3v1beta1.Metal3RemediationTemplate{ObjectMeta: metav1.ObjectMeta{Name: s.name, Namespace: scenarios.MachineAPINamespace},
+			Spec: capm3v1beta1.Metal3RemediationTemplateSpec{Template: capm3v1beta1.Metal3RemediationTemplateResource{
+				Spec: capm3v1beta1.Metal3RemediationSpec{Strategy: &capm3v1beta1.RemediationStrategy{
+					Type: capm3v1beta1.RebootRemediationStrategy, RetryLimit: retryLimit, Timeout: &metav1.Duration{Duration: retryTimeout}}}}}}
+		Expect(s.spoke.Create(ctx, tmpl)).To(Succeed())
+		mhc.Spec.RemediationTemplate = &corev1.ObjectReference{APIVersion: capm3v1beta1.GroupVersion.String(),
+			Kind: "Metal3RemediationTemplate", Name: tmpl.Name, Namespace: tmpl.Namespace}
+	}
+	Expect(s.spoke.Create(ctx, mhc)).To(Succeed())
+}
+
+func (s *machineSetSide) deleteHealthCheck(ctx context.Context) {
+	key := client.ObjectKey{Namespace: scenarios.MachineAPINamespace, Name: s.name}
+	for _, obj := range []client.Object{&machinev1beta1.MachineHealthCheck{}, &capm3v1beta1.Metal3RemediationTemplate{}} {
+		obj.SetName(key.Name)
+		obj.SetNamespace(key.Namespace)
+		Expect(client.IgnoreNotFound(s.spoke.Delete(ctx, obj))).To(Succeed())
+	}
+}
+
+func (s *machineSetSide) healthCheck(ctx context.Context, g Gomega) (types.UID, healthCounts) {
+	mhc := &machinev1beta1.MachineHealthCheck{}
+	g.Expect(s.spoke.Get(ctx, client.ObjectKey{Namespace: scenarios.MachineAPINamespace, Name: s.name}, mhc)).To(Succeed())
+	return mhc.UID, healthCounts{expected: ptr.Deref(mhc.Status.ExpectedMachines, 0), healthy: ptr.Deref(mhc.Status.CurrentHealthy, 0),
+		allowed: int(mhc.Status.RemediationsAllowed)}
+}
+
+// requested: the Metal3Remediation MAO creates for the Machine, or its
+// external-remediation annotation (and what the actuator keeps while it
+// power-cycles the host).
+func (s *machineSetSide) requested(ctx context.Context, g Gomega, w worker) bool {
+	if s.strategy == strategyAnnotation {
+		m := &machinev1beta1.Machine{}
+		g.Expect(s.spoke.Get(ctx, client.ObjectKey{Namespace: scenarios.MachineAPINamespace, Name: w.Name}, m)).To(Succeed())
+		_, asked := m.Annotations[mapi.ExternalRemediationAnnotation]
+		_, off := m.Annotations[mapi.PoweredOffForRemediationAnnotation]
+		return asked || off
+	}
+	err := s.spoke.Get(ctx, client.ObjectKey{Namespace: scenarios.MachineAPINamespace, Name: w.Name}, &capm3v1beta1.Metal3Remediation{})
+	if apierrors.IsNotFound(err) {
+		return false
+	}
+	g.Expect(err).NotTo(HaveOccurred())
+	return true
+}
+
+// host is the BareMetalHost the Machine names (MAPI's host annotation).
+func (s *machineSetSide) host(ctx context.Context, g Gomega, w worker) *bmov1alpha1.BareMetalHost {
+	m := &machinev1beta1.Machine{}
+	g.Expect(s.spoke.Get(ctx, client.ObjectKey{Namespace: scenarios.MachineAPINamespace, Name: w.Name}, m)).To(Succeed())
+	ref := m.Annotations[mapi.HostAnnotation]
+	ns, name, ok := strings.Cut(ref, "/")
+	g.Expect(ok).To(BeTrue(), "Machine %s host annotation %q", w.Name, ref)
+	bmh := &bmov1alpha1.BareMetalHost{}
+	g.Expect(s.spoke.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, bmh)).To(Succeed())
+	return bmh
+}
+
+func (s *machineSetSide) finish(ctx context.Context, failed bool, why string) *results.Observation {
+	in := scenarios.FinishInput{Failed: failed, Err: why, Workload: s.spoke, WorkloadConfig: s.base.WorkloadConfig,
+		// No PoolHosts: only the remediated host's BMC acts during a run,
+		// so its power timeline is compared in order, as one line.
+		AgentNamespace: s.base.Namespace,
+		HostLists:      []scenarios.HostList{{Client: s.spoke, Namespace: scenarios.MachineAPINamespace}}}
+	return s.run.Finish(ctx, s.in.Lab, in)
+}
+
+// The health checks and remediations of both flows, alike.
+const (
+	unhealthyAfter     = 10 * time.Second
+	nodeStartupTimeout = 10 * time.Minute
+	retryLimit         = 1
+	retryTimeout       = 10 * time.Minute
+)
