@@ -27,12 +27,10 @@ PARITYLAB := bin/paritylab
 TEST_PACKAGES = $(shell go list ./... | grep -v '/suites/') ./suites/conformance
 GO_TEST_FLAGS ?= -race=false -timeout=20m
 # Which e2e suite `make e2e-parity` runs and with which ginkgo label
-# filter (day1, day2-scale); E2E_CONFIG is its e2e config file.
+# filter (day1, day2-scale, replacement; empty runs every scenario);
+# E2E_CONFIG is its e2e config file.
 E2E_SUITE ?= ./suites/parity
-# The replacement scenario runs (go tool ginkgo run --label-filter=replacement
-# ./suites/parity) but is left out of the default run until its known
-# divergences are registered (issue 15): its diffs still fail the verdict.
-E2E_LABEL_FILTER ?= !replacement
+E2E_LABEL_FILTER ?=
 E2E_TIMEOUT ?= 45m
 E2E_CONFIG ?= $(CURDIR)/ci/e2e/local.yaml
 # How many runs `make e2e-parity-soak` makes.

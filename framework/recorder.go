@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -26,6 +27,10 @@ type Watch struct {
 	Resource schema.GroupVersionResource
 	// Namespace limits the watch; empty watches every namespace.
 	Namespace string
+	// LabelSelector and FieldSelector limit the watch further, to the
+	// objects a scenario acts on among others of their kind (a set's
+	// Machines, a pool's hosts, one Node); empty selects all.
+	LabelSelector, FieldSelector string
 	// Role is the part an object plays in the scenario, the same word in
 	// both flows (results.Object.Role), e.g. "machine", "host".
 	Role string
@@ -38,6 +43,11 @@ type Watch struct {
 	IdentityOnly bool
 }
 
+// selectors narrows the watch's lists and watches to its selectors.
+func (w Watch) selectors(o *metav1.ListOptions) {
+	o.LabelSelector, o.FieldSelector = w.LabelSelector, w.FieldSelector
+}
+
 // RecorderInput configures StartRecorder.
 type RecorderInput struct {
 	// RESTConfig reaches the cluster to watch.
@@ -47,6 +57,10 @@ type RecorderInput struct {
 	// EventNamespaces are the namespaces whose Events about watched
 	// objects are kept.
 	EventNamespaces []string
+	// EventsSince, when set, leaves out the events last seen before it
+	// (to the second, as Events keep time): they belong to the set-up a
+	// run starts from, not to the run.
+	EventsSince time.Time
 	// Logger receives watch errors. Default discard.
 	Logger logr.Logger
 }
@@ -65,6 +79,7 @@ type Recorder struct {
 	now     func() time.Time
 	ctx     context.Context
 	images  provisioning
+	since   time.Time
 }
 
 // StartRecorder starts watching and returns once every watch has listed
@@ -79,10 +94,10 @@ func StartRecorder(ctx context.Context, in RecorderInput) (*Recorder, error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	r := &Recorder{objects: map[types.UID]*results.Object{}, events: map[types.UID]*eventRecord{}, cancel: cancel, now: time.Now,
-		ctx: ctx, images: provisioning{dyn: dyn, last: map[string]hostImage{}}}
+		ctx: ctx, images: provisioning{dyn: dyn, last: map[string]hostImage{}}, since: in.EventsSince.Truncate(time.Second)}
 	var synced []cache.InformerSynced
 	for _, w := range in.Watches {
-		inf := dynamicinformer.NewFilteredDynamicInformer(dyn, w.Resource, w.Namespace, 0, cache.Indexers{}, nil).Informer()
+		inf := dynamicinformer.NewFilteredDynamicInformer(dyn, w.Resource, w.Namespace, 0, cache.Indexers{}, w.selectors).Informer()
 		if err := inf.SetWatchErrorHandler(watchErrorLogger(in.Logger, w)); err != nil {
 			cancel()
 			return nil, fmt.Errorf("watch %s: %w", w.Resource, err)

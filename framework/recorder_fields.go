@@ -120,6 +120,9 @@ func (r *Recorder) observeEvent(o any) {
 	if at.IsZero() {
 		at = ev.CreationTimestamp.Time
 	}
+	if at.Before(r.since) {
+		return
+	}
 	ref := ev.InvolvedObject
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -156,5 +157,63 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A run that starts from a set-up watches only what it acts on (a label
+// and a field selector) and keeps only the events from its start on.
+func TestRecorderSelectorsAndEventsSince(t *testing.T) {
+	h, c := startHub(t)
+	ctx := context.Background()
+	ns, err := CreateNamespace(ctx, c, "sel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods := corev1.SchemeGroupVersion.WithResource("pods")
+	newPod := func(name, pool string) *corev1.Pod {
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns.Name, Labels: map[string]string{"pool": pool}},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "none"}}}}
+		must(t, c.Create(ctx, pod))
+		return pod
+	}
+	event := func(name string, pod *corev1.Pod, at time.Time) {
+		must(t, c.Create(ctx, &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns.Name},
+			InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: ns.Name, Name: pod.Name, UID: pod.UID, APIVersion: "v1"},
+			Type:           corev1.EventTypeNormal, Reason: name, LastTimestamp: metav1.NewTime(at)}))
+	}
+	mine, other := newPod("mine-0", "a"), newPod("other-0", "b")
+	start := time.Now()
+	event("SetUp", mine, start.Add(-time.Hour))
+	rec, err := StartRecorder(ctx, RecorderInput{RESTConfig: h.RESTConfig(), EventNamespaces: []string{ns.Name}, EventsSince: start,
+		Watches: []Watch{
+			{Resource: pods, Namespace: ns.Name, Role: "machine", LabelSelector: "pool=a"},
+			{Resource: pods, Namespace: ns.Name, Role: "one", FieldSelector: "metadata.name=other-0"},
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Stop()
+	newPod("mine-1", "a")
+	newPod("other-1", "b")
+	event("DuringRun", mine, start)
+	event("AboutOther", other, start)
+	waitFor(t, "both pods of pool a and the run's events", func() bool {
+		return len(rec.Objects()) == 3 && len(rec.Events()) == 2
+	})
+	var seen []string
+	for _, o := range rec.Objects() {
+		seen = append(seen, o.Role+":"+o.Name)
+	}
+	slices.Sort(seen)
+	if got := strings.Join(seen, ","); got != "machine:mine-0,machine:mine-1,one:other-0" {
+		t.Fatalf("recorded %s, want the pool's pods and the one named", got)
+	}
+	var reasons []string
+	for _, e := range rec.Events() {
+		reasons = append(reasons, e.Reason)
+	}
+	slices.Sort(reasons)
+	if got := strings.Join(reasons, ","); got != "AboutOther,DuringRun" {
+		t.Fatalf("events %s, want only the run's (not SetUp)", got)
 	}
 }

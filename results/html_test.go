@@ -83,7 +83,7 @@ func TestHTMLRendersMatrixInChromium(t *testing.T) {
 func screenshot(t *testing.T, chromium, dir, page string) image.Image {
 	t.Helper()
 	out := filepath.Join(dir, "shot.png")
-	runChromium(t, chromium, dir, "--window-size=1400,2400", "--screenshot="+out, "file://"+page)
+	runChromium(t, chromium, dir, "--window-size=2600,2400", "--screenshot="+out, "file://"+page)
 	img, err := png.Decode(bytes.NewReader(mustRead(t, out)))
 	if err != nil {
 		t.Fatalf("decode screenshot: %v", err)

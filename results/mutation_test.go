@@ -36,8 +36,9 @@ func realPairs(t testing.TB) []Pair {
 		}
 		names = append(names, p.Scenario)
 	}
-	if !slices.Equal(names, []string{"day1", "day2-scale"}) {
-		t.Fatalf("%s holds scenarios %v, want day1 and day2-scale", realDir, names)
+	want := []string{"day1", "day2-scale", "replacement-reboot", "replacement-reboot-annotation", "replacement-reboot-bmc-outage"}
+	if !slices.Equal(names, want) {
+		t.Fatalf("%s holds scenarios %v, want %v", realDir, names, want)
 	}
 	return pairs
 }
@@ -70,7 +71,7 @@ func clonePairs(t testing.TB, pairs []Pair) []Pair {
 func TestRealRunIsParity(t *testing.T) {
 	r := mustBuild(t, realPairs(t), builtIn(t), DefaultOptions())
 	c := r.Counts()
-	if r.Failed() || c.Regression != 0 || c.Stale != 0 || len(r.Scenarios) != 2 {
+	if r.Failed() || c.Regression != 0 || c.Stale != 0 || len(r.Scenarios) != 5 {
 		t.Fatalf("the real run must pass: %s", r.Summary())
 	}
 	if c.Aspects < 60 || c.KnownDivergence == 0 || c.Parity == 0 {
@@ -90,7 +91,7 @@ type mutation struct {
 }
 
 func allMutations() []mutation {
-	return append(day1Mutations(), day2Mutations()...)
+	return slices.Concat(day1Mutations(), day2Mutations(), replacementMutations())
 }
 
 func TestMutationsOfTheRealRunFail(t *testing.T) {

@@ -20,6 +20,9 @@ var positiveConditions = map[string]bool{
 	// assisted-service AgentClusterInstall and Agent.
 	"Validated": true, "RequirementsMet": true, "Completed": true, "SpecSynced": true, "Connected": true,
 	"Installed": true, "Bound": true,
+	// MachineHealthCheck (MAO and CAPI): False once maxUnhealthy or
+	// unhealthyLessThanOrEqualTo stops remediation.
+	"RemediationAllowed": true,
 }
 
 // positiveSuffixes mark positive types by name: BootstrapConfigReady,
@@ -35,6 +38,20 @@ var negativeConditions = map[string]bool{
 	"Drained": true,
 	// Common operator and installer states.
 	"Stalled": true, "Failed": true, "Degraded": true, "Progressing": true, "Stopped": true,
+}
+
+// leftoverConditions are states upstream leaves on objects that are
+// healthy again: one controller sets the state and the API gives another
+// the job of clearing it, which that controller does not do. A live state
+// may be one of these, exactly as listed (status and reason), and nothing
+// else of the type.
+var leftoverConditions = map[string]conditionState{
+	// CAPI's MachineHealthCheck sets ExternallyRemediated
+	// False(WaitingForRemediation) when it creates a remediation request
+	// and leaves the condition to the remediation controller
+	// (api/core/v1beta2/machine_types.go, v1.13.4); CAPM3 v1.13.2 never
+	// touches it, so a Machine rebooted back to health keeps it.
+	"ExternallyRemediated": {Status: "False", Reason: "WaitingForRemediation"},
 }
 
 // polarity returns the healthy status of a condition type, or false when
@@ -56,6 +73,12 @@ func polarity(typ string) (string, bool) {
 
 // checkLivePolarity rejects a live state that is not the healthy one.
 func checkLivePolarity(typ string, st conditionState) error {
+	if left, ok := leftoverConditions[typ]; ok {
+		if st != left {
+			return fmt.Errorf("%q: %s is explained live only as upstream leaves it on a healthy object, %q", st, typ, left)
+		}
+		return nil
+	}
 	healthy, known := polarity(typ)
 	if !known {
 		return fmt.Errorf("condition type %s has no polarity: add it to positiveConditions or negativeConditions in results/registry_polarity.go (healthy when True, or when False)", typ)

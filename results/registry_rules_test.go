@@ -37,6 +37,8 @@ func TestLoaderRejectsOverBroadEntries(t *testing.T) {
 		{"live negative conditions are False", "deleting", "  aspect: objects/machine/conditions\n  conditions: {capi: {live: {Deleting: \"True\"}}}\n", "ended unhealthy"},
 		{"live conditions are not Unknown", "unknown-ready", "  aspect: objects/machine/conditions\n  conditions: {mapi: {live: {InstanceExists: Unknown}}}\n", "ended unhealthy"},
 		{"live condition types have a polarity", "no-polarity", "  aspect: objects/machine/conditions\n  conditions: {capi: {live: {Frobnicated: \"True\"}}}\n", "registry_polarity.go"},
+		{"leftover states only as upstream leaves them", "leftover-reason", "  aspect: objects/machine/conditions\n  conditions: {capi: {live: {ExternallyRemediated: \"False(RemediationTemplateNotFound)\"}}}\n", "as upstream leaves it"},
+		{"leftover states pin their reason", "leftover-any", "  aspect: objects/machine/conditions\n  conditions: {capi: {live: {ExternallyRemediated: \"False\"}}}\n", "as upstream leaves it"},
 		{"conditions name something", "empty-conditions", "  aspect: objects/machine/conditions\n  conditions: {capi: {}}\n", "name the condition types"},
 		{`host states pin power=: \S+`, "any-power", "  aspect: hosts/state\n  mapi: ['provisioned operational=OK power=\\S+ online=true']\n", "a wildcard"},
 		{"host states pin operational=: negated class", "any-operational", "  aspect: hosts/*\n  mapi: ['provisioned operational=[^ ]+ power=on online=true']\n", "a wildcard"},
@@ -75,6 +77,7 @@ func TestLoaderAcceptsNarrowEntries(t *testing.T) {
 	for id, fields := range map[string]string{
 		"literal-host-states": "  aspect: hosts/*\n  mapi: ['(externally provisioned|unmanaged) operational=(OK|detached) power=on online=true', '\\(none\\)', 'inspect\\.metal3\\.io=disabled']\n  capi: ['provisioned operational=OK power=on online=true']\n",
 		"healthy-conditions":  "  aspect: objects/machine/conditions\n  conditions:\n    capi:\n      live: {Ready: \"True(AsExpected)\", NodeHealthy: \"True\", Paused: \"False\"}\n      deleted: {Deleting: \"True\", Ready: \"False\"}\n",
+		"leftover-condition":  "  aspect: objects/machine/conditions\n  conditions: {capi: {live: {Ready: \"True\", ExternallyRemediated: \"False(WaitingForRemediation)\"}}}\n",
 		"capi-only-aspect":    "  aspect: objects/machine-set/conditions\n  presentIn: capi\n  conditions: {capi: {live: {MachinesReady: \"True\"}}}\n",
 		"whole-behaviour":     "  aspect: events/normal\n  requireAll: true\n  mapi: ['machine: DrainSucceeded']\n  capi: ['machine: SuccessfulDrainNode', 'machine: NodeVolumesDetached']\n",
 		"one-object":          "  aspect: objects/machine/metadata\n  lines: 1\n  mapi: ['label a=<cluster>']\n",
@@ -94,14 +97,14 @@ func TestRegistryDeclaresScenariosAndCatalogueStaysOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(reg.Scenarios(), ","); got != "day1,day2-scale,replacement-reboot,replacement-reboot-annotation" {
+	if got := strings.Join(reg.Scenarios(), ","); got != "day1,day2-scale,replacement-reboot,replacement-reboot-annotation,replacement-reboot-bmc-outage" {
 		t.Errorf("declared scenarios %q", got)
 	}
 	var pending Registry
 	if err := decodeRegistry(mustRead(t, "catalogue/pending-divergences.yaml"), &pending); err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range []string{"remediation-style", "remediation-owner", "upgrade-trigger", "delete-annotation-empty-value", "node-label-propagation", "taint-propagation"} {
+	for _, id := range []string{"remediation-owner", "upgrade-trigger", "delete-annotation-empty-value", "node-label-propagation", "taint-propagation"} {
 		if reg.Entry(id) != nil || pending.Entry(id) == nil {
 			t.Errorf("%s: want it in the catalogue, not in the registry", id)
 		}

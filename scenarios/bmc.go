@@ -58,6 +58,23 @@ func bmcAdmin(l *framework.Lab, host *bmov1alpha1.BareMetalHost) (redfish.AdminI
 	return redfish.AdminInput{URL: inv.BMC, SystemID: system, Username: user, Password: pass}, nil
 }
 
+// PoweredOffSince tells whether a host's BMC powered its server off (or
+// restarted it) since a time, from the BMC's own operation log: the
+// ground truth a BareMetalHost's status may show for less than a poll
+// when the power comes back at once.
+func PoweredOffSince(ctx context.Context, l *framework.Lab, host *bmov1alpha1.BareMetalHost, since time.Time) (bool, error) {
+	ops, err := bmcOperations(ctx, l, host, since)
+	if err != nil {
+		return false, err
+	}
+	for _, op := range ops {
+		if action, ok := strings.CutPrefix(op.Operation, "power:"); ok && action != "On" && action != "ForceOn" {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // HangHost makes a host's server hang through the lab's Redfish
 // emulator (a hang fault): its BMC keeps reporting it On while its OS
 // stops, so that only its Node shows the failure.
@@ -67,6 +84,18 @@ func HangHost(ctx context.Context, l *framework.Lab, host *bmov1alpha1.BareMetal
 		return err
 	}
 	return redfish.PutFault(ctx, admin, redfish.Fault{Hang: mode})
+}
+
+// FailHostBMC makes a host's BMC answer every request about its server
+// with status (a 5xx: the BMC is up but cannot serve) until
+// ClearHostFault. It replaces a hang fault, whose frozen server stays
+// frozen until it is powered off.
+func FailHostBMC(ctx context.Context, l *framework.Lab, host *bmov1alpha1.BareMetalHost, status int) error {
+	admin, err := bmcAdmin(l, host)
+	if err != nil {
+		return err
+	}
+	return redfish.PutFault(ctx, admin, redfish.Fault{Status: status})
 }
 
 // ClearHostFault ends whatever fault a host's server has.

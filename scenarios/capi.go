@@ -23,6 +23,11 @@ const (
 	RoleWorker       = "worker"
 )
 
+// HostPoolLabel puts hosts in a scenario's pool of its own, for a worker
+// set that must take its hosts from that pool only (both flows' sets
+// select hosts by it and by HostRoleLabel).
+const HostPoolLabel = "lab.paritylab.io/pool"
+
 // CAPISite is a cluster as a CAPI user describes it for our agent
 // providers: one namespace holding the Cluster, the Metal3Cluster, an
 // OpenshiftAssistedControlPlane and a MachineDeployment of workers, with
@@ -80,6 +85,16 @@ func (s CAPISite) machineTemplate(name, role string) *capm3v1beta2.Metal3Machine
 		Spec: capm3v1beta2.Metal3MachineTemplateSpec{Template: capm3v1beta2.Metal3MachineTemplateResource{
 			Spec: capm3v1beta2.Metal3MachineSpec{Image: s.Image,
 				HostSelector: &capm3v1beta2.HostSelector{MatchLabels: map[string]string{HostRoleLabel: role}}}}}}
+}
+
+// WorkerTemplate is a Metal3MachineTemplate named name like the site's
+// workers', choosing only hosts that carry hostLabels as well.
+func (s CAPISite) WorkerTemplate(name string, hostLabels map[string]string) *capm3v1beta2.Metal3MachineTemplate {
+	t := s.machineTemplate(name, RoleWorker)
+	for k, v := range hostLabels {
+		t.Spec.Template.Spec.HostSelector.MatchLabels[k] = v
+	}
+	return t
 }
 
 // Metal3UUIDLabel is the Node label CAPM3 finds a host's Node by (valued

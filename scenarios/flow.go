@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
@@ -51,6 +52,11 @@ type Run struct {
 	Milestones *framework.MilestoneClock
 	Fixture    results.Fixture
 
+	// EventsOnlyFromStart leaves out of the run the events last seen
+	// before it started: a run that starts from a set-up (a worker made
+	// for it, a cluster another scenario left) compares what it did.
+	EventsOnlyFromStart bool
+
 	recorders []*framework.Recorder
 	cluster   string
 }
@@ -68,7 +74,11 @@ func (r *Run) Reach(milestone string) {
 
 // Record starts a recorder whose observations become part of the run.
 func (r *Run) Record(ctx context.Context, cfg *rest.Config, eventNamespaces []string, watches ...framework.Watch) error {
-	rec, err := framework.StartRecorder(ctx, framework.RecorderInput{RESTConfig: cfg, Watches: watches, EventNamespaces: eventNamespaces})
+	in := framework.RecorderInput{RESTConfig: cfg, Watches: watches, EventNamespaces: eventNamespaces}
+	if r.EventsOnlyFromStart {
+		in.EventsSince = r.Started
+	}
+	rec, err := framework.StartRecorder(ctx, in)
 	if err != nil {
 		return fmt.Errorf("record %s %s: %w", r.Scenario, r.Flow, err)
 	}
@@ -95,6 +105,8 @@ type FinishInput struct {
 	// Workload lists the workload cluster's Nodes; nil when the flow
 	// never reached one.
 	Workload client.Client
+	// NodeNames limits the Nodes compared to those named; empty: all.
+	NodeNames []string
 	// WorkloadConfig reaches the workload cluster (its server version).
 	WorkloadConfig *rest.Config
 	// HostLists are the clients and namespaces whose BareMetalHosts the
@@ -113,6 +125,9 @@ type FinishInput struct {
 type HostList struct {
 	Client    client.Client
 	Namespace string
+	// Labels, when set, limits the list to the hosts carrying them (a
+	// pool's among others in the namespace).
+	Labels client.MatchingLabels
 }
 
 // Stop stops the recorders, for a run whose observation is not wanted.
@@ -141,11 +156,11 @@ func (r *Run) Finish(ctx context.Context, l *framework.Lab, in FinishInput) *res
 		if err := in.Workload.List(ctx, nodes); err != nil {
 			oi.Errors = append(oi.Errors, listError("nodes", err))
 		}
-		oi.Nodes = nodes.Items
+		oi.Nodes = namedNodes(nodes.Items, in.NodeNames)
 	}
 	for _, hl := range in.HostLists {
 		hosts := &bmov1alpha1.BareMetalHostList{}
-		if err := hl.Client.List(ctx, hosts, client.InNamespace(hl.Namespace)); err != nil {
+		if err := hl.Client.List(ctx, hosts, client.InNamespace(hl.Namespace), hl.Labels); err != nil {
 			oi.Errors = append(oi.Errors, listError("hosts", err))
 		}
 		oi.Hosts = append(oi.Hosts, hosts.Items...)
@@ -155,6 +170,20 @@ func (r *Run) Finish(ctx context.Context, l *framework.Lab, in FinishInput) *res
 	r.addWorkloadFacts(ctx, o, in)
 	r.completeHosts(ctx, l, o, oi.Hosts, in)
 	return o
+}
+
+// namedNodes keeps the Nodes named, or all when no name is given.
+func namedNodes(nodes []corev1.Node, names []string) []corev1.Node {
+	if len(names) == 0 {
+		return nodes
+	}
+	var out []corev1.Node
+	for _, n := range nodes {
+		if slices.Contains(names, n.Name) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // listError records a failed list at the end of a flow as an error of

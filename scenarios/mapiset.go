@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -31,6 +32,24 @@ func WorkerMachineSet(ctx context.Context, spoke client.Client, suffix string, r
 	ms.Spec.Template.Labels = map[string]string{mapi.ClusterLabel: infra, mapi.MachineSetLabel: name,
 		mapi.RoleLabel: "worker", mapi.TypeLabel: "worker"}
 	return ms
+}
+
+// SelectHosts has a MachineSet's Machines take only hosts that carry
+// labels (the bare-metal providerSpec's hostSelector).
+func SelectHosts(ms *machinev1beta1.MachineSet, labels map[string]string) error {
+	spec := &mapi.BareMetalMachineProviderSpec{}
+	if ps := ms.Spec.Template.Spec.ProviderSpec.Value; ps != nil {
+		if err := json.Unmarshal(ps.Raw, spec); err != nil {
+			return fmt.Errorf("decode MachineSet %s providerSpec: %w", ms.Name, err)
+		}
+	}
+	spec.HostSelector.MatchLabels = labels
+	raw, err := mapi.RawProviderSpec(*spec)
+	if err != nil {
+		return fmt.Errorf("MachineSet %s: %w", ms.Name, err)
+	}
+	ms.Spec.Template.Spec.ProviderSpec = *raw
+	return nil
 }
 
 // installerMachineSet is the worker MachineSet the installer wrote

@@ -93,7 +93,7 @@ func waitNodesReady(ctx context.Context, in scenarios.Input, c client.Client, n 
 		g.Expect(c.List(ctx, nodes)).To(Succeed())
 		g.Expect(nodes.Items).To(HaveLen(n))
 		for _, node := range nodes.Items {
-			g.Expect(nodeReady(&node)).To(BeTrue(), "node %s Ready", node.Name)
+			g.Expect(scenarios.NodeReady(&node)).To(BeTrue(), "node %s Ready", node.Name)
 		}
 	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
 }
@@ -113,15 +113,6 @@ func waitKubeconfigUsable(ctx context.Context, in scenarios.Input, kubeconfig fu
 		g.Expect(scenarios.KubeconfigUsable(ctx, raw, in.Lab.Scheme())).To(Succeed())
 	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
 	return raw
-}
-
-func nodeReady(n *corev1.Node) bool {
-	for _, c := range n.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // Spec declares the scenario's specs inside the suite's Ordered Describe:
@@ -146,6 +137,19 @@ func Spec(inputGetter func() scenarios.Input) {
 	}, SpecTimeout(25*time.Minute))
 
 	scenarios.DiffSpec(Name, inputGetter)
+}
+
+// Cluster returns a flow's day-1 cluster, installing it (Install) when
+// the day1 scenario did not run: what later scenarios start from.
+func Cluster(ctx context.Context, in scenarios.Input, flow results.Flow) *scenarios.Cluster {
+	if c := in.Clusters.Get(flow); c != nil {
+		return c
+	}
+	By("installing the day-1 cluster this scenario starts from (the day1 scenario did not run)")
+	Install(ctx, in, flow)
+	c := in.Clusters.Get(flow)
+	Expect(c).NotTo(BeNil())
+	return c
 }
 
 // Install installs a flow's day-1 cluster without recording it, for

@@ -105,19 +105,6 @@ type scaleSet interface {
 	finish(ctx context.Context, failed bool, why string) *results.Observation
 }
 
-// baseCluster returns the day-1 cluster of a flow, installing it when the
-// day1 scenario did not run.
-func baseCluster(ctx context.Context, in scenarios.Input, flow results.Flow) *scenarios.Cluster {
-	if c := in.Clusters.Get(flow); c != nil {
-		return c
-	}
-	By("installing the day-1 cluster this scenario starts from (the day1 scenario did not run)")
-	day1.Install(ctx, in, flow)
-	c := in.Clusters.Get(flow)
-	Expect(c).NotTo(BeNil())
-	return c
-}
-
 // runSteps is the scenario, the same for both flows.
 func runSteps(ctx context.Context, run *scenarios.Run, s scaleSet) {
 	s.create(ctx)
@@ -264,7 +251,7 @@ type newSide func(ctx context.Context, in scenarios.Input, run *scenarios.Run, b
 func flowSpec(inputGetter func() scenarios.Input, flow results.Flow, title string, side newSide) {
 	It(title, func(ctx SpecContext) {
 		in := inputGetter()
-		base := baseCluster(ctx, in, flow)
+		base := day1.Cluster(ctx, in, flow)
 		run := scenarios.NewRun(Name, flow, Fixture(), Milestones())
 		run.SetCluster(base.Namespace)
 		s := side(ctx, in, run, base)

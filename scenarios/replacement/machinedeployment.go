@@ -28,11 +28,13 @@ var (
 // machineDeploymentSide is the CAPI flow: a MachineDeployment on the hub
 // over hosts in the cluster's namespace, and a MachineHealthCheck there.
 type machineDeploymentSide struct {
-	in   scenarios.Input
-	base *scenarios.Cluster
-	hub  client.Client
-	name string
-	run  *scenarios.Run
+	in      scenarios.Input
+	base    *scenarios.Cluster
+	hub     client.Client
+	name    string
+	run     *scenarios.Run
+	worker  worker
+	created bool
 }
 
 func newMachineDeploymentSide(in scenarios.Input, base *scenarios.Cluster) *machineDeploymentSide {
@@ -42,15 +44,21 @@ func newMachineDeploymentSide(in scenarios.Input, base *scenarios.Cluster) *mach
 func (s *machineDeploymentSide) workload() client.Client { return s.base.Workload }
 
 func (s *machineDeploymentSide) ensureWorker(ctx context.Context) worker {
-	By("adding the pool's hosts to the cluster's namespace and creating a MachineDeployment of 1 replica")
-	var claims []framework.HostClaim
-	for _, h := range poolHostNames() {
-		claims = append(claims, framework.HostClaim{Namespace: s.base.Namespace, Name: h,
-			Labels: map[string]string{scenarios.HostRoleLabel: scenarios.RoleWorker}})
+	if !s.created {
+		By("adding the pool's hosts to the cluster's namespace and creating a MachineDeployment of 1 replica")
+		var claims []framework.HostClaim
+		for _, h := range poolHostNames() {
+			claims = append(claims, framework.HostClaim{Namespace: s.base.Namespace, Name: h, Labels: poolLabels()})
+		}
+		_, err := s.in.Hosts.Claim(ctx, claims...)
+		Expect(err).NotTo(HaveOccurred())
+		tmpl := s.base.Site.WorkerTemplate(s.name, poolLabels())
+		Expect(s.hub.Create(ctx, tmpl)).To(Succeed())
+		md := s.base.Site.MachineDeployment(s.name, 1)
+		md.Spec.Template.Spec.InfrastructureRef.Name = tmpl.Name
+		Expect(s.hub.Create(ctx, md)).To(Succeed())
+		s.created = true
 	}
-	_, err := s.in.Hosts.Claim(ctx, claims...)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(s.hub.Create(ctx, s.base.Site.MachineDeployment(s.name, 1))).To(Succeed())
 	By("waiting for the MachineDeployment's Machine Running with a Ready Node")
 	var w worker
 	iv := interval(s.in, "wait-machines-running")
@@ -82,16 +90,16 @@ func (s *machineDeploymentSide) machineUID(ctx context.Context, g Gomega, _ work
 	return s.machine(ctx, g).UID
 }
 
-func (s *machineDeploymentSide) record(ctx context.Context, run *scenarios.Run) {
+func (s *machineDeploymentSide) record(ctx context.Context, run *scenarios.Run, w worker) {
 	ns := s.base.Namespace
-	s.run = run
+	s.run, s.worker = run, w
 	Expect(run.Record(ctx, s.in.Lab.Hub.GetRESTConfig(), []string{ns},
-		framework.Watch{Resource: scenarios.CAPIMachines, Namespace: ns, Role: "machine"},
-		framework.Watch{Resource: scenarios.BareMetalHosts, Namespace: ns, Role: "host", Interchangeable: true},
+		framework.Watch{Resource: scenarios.CAPIMachines, Namespace: ns, Role: "machine", LabelSelector: clusterv1.MachineDeploymentNameLabel + "=" + s.name},
+		framework.Watch{Resource: scenarios.BareMetalHosts, Namespace: ns, Role: "host", Interchangeable: true, LabelSelector: poolSelector()},
 		framework.Watch{Resource: capiHealthChecks, Namespace: ns, Role: "health-check"},
 		framework.Watch{Resource: capiMetal3Remediations, Namespace: ns, Role: "remediation"},
 	)).To(Succeed())
-	Expect(run.Record(ctx, s.base.WorkloadConfig, nil, scenarios.NodeIdentities)).To(Succeed())
+	Expect(run.Record(ctx, s.base.WorkloadConfig, nil, nodeIdentity(w))).To(Succeed())
 	run.SetCluster(ns)
 }
 
@@ -167,9 +175,10 @@ func (s *machineDeploymentSide) host(ctx context.Context, g Gomega, w worker) *b
 
 func (s *machineDeploymentSide) finish(ctx context.Context, failed bool, why string) *results.Observation {
 	in := scenarios.FinishInput{Failed: failed, Err: why, Workload: s.base.Workload, WorkloadConfig: s.base.WorkloadConfig,
+		NodeNames: []string{s.worker.Node},
 		// No PoolHosts: only the remediated host's BMC acts during a run,
 		// so its power timeline is compared in order, as one line.
 		AgentNamespace: s.base.Namespace,
-		HostLists:      []scenarios.HostList{{Client: s.hub, Namespace: s.base.Namespace}}}
+		HostLists:      []scenarios.HostList{{Client: s.hub, Namespace: s.base.Namespace, Labels: poolLabels()}}}
 	return s.run.Finish(ctx, s.in.Lab, in)
 }

@@ -44,6 +44,7 @@ type machineSetSide struct {
 	name     string
 	strategy strategy
 	run      *scenarios.Run
+	worker   worker
 }
 
 func newMachineSetSide(in scenarios.Input, base *scenarios.Cluster) *machineSetSide {
@@ -57,11 +58,12 @@ func (s *machineSetSide) ensureWorker(ctx context.Context) worker {
 		By("moving the pool's hosts into the spoke's machine API namespace and creating a worker MachineSet of 1 replica")
 		var claims []framework.HostClaim
 		for _, h := range poolHostNames() {
-			claims = append(claims, framework.HostClaim{Cluster: s.spoke, Namespace: scenarios.MachineAPINamespace, Name: h})
+			claims = append(claims, framework.HostClaim{Cluster: s.spoke, Namespace: scenarios.MachineAPINamespace, Name: h, Labels: poolLabels()})
 		}
 		_, err := s.in.Hosts.Claim(ctx, claims...)
 		Expect(err).NotTo(HaveOccurred())
 		ms := scenarios.WorkerMachineSet(ctx, s.spoke, setSuffix, 1)
+		Expect(scenarios.SelectHosts(ms, poolLabels())).To(Succeed())
 		Expect(s.spoke.Create(ctx, ms)).To(Succeed())
 		s.name = ms.Name
 	}
@@ -97,15 +99,15 @@ func (s *machineSetSide) machineUID(ctx context.Context, g Gomega, _ worker) typ
 	return s.machine(ctx, g).UID
 }
 
-func (s *machineSetSide) record(ctx context.Context, run *scenarios.Run) {
+func (s *machineSetSide) record(ctx context.Context, run *scenarios.Run, w worker) {
 	ns := scenarios.MachineAPINamespace
-	s.run = run
+	s.run, s.worker = run, w
 	Expect(run.Record(ctx, s.base.WorkloadConfig, []string{ns},
-		framework.Watch{Resource: scenarios.MAPIMachines, Namespace: ns, Role: "machine"},
-		framework.Watch{Resource: scenarios.BareMetalHosts, Namespace: ns, Role: "host", Interchangeable: true},
+		framework.Watch{Resource: scenarios.MAPIMachines, Namespace: ns, Role: "machine", LabelSelector: mapi.MachineSetLabel + "=" + s.name},
+		framework.Watch{Resource: scenarios.BareMetalHosts, Namespace: ns, Role: "host", Interchangeable: true, LabelSelector: poolSelector()},
 		framework.Watch{Resource: mapiHealthChecks, Namespace: ns, Role: "health-check"},
 		framework.Watch{Resource: mapiMetal3Remediations, Namespace: ns, Role: "remediation"},
-		scenarios.NodeIdentities,
+		nodeIdentity(w),
 	)).To(Succeed())
 	run.SetCluster(s.base.Namespace)
 }
@@ -191,10 +193,11 @@ func (s *machineSetSide) host(ctx context.Context, g Gomega, w worker) *bmov1alp
 
 func (s *machineSetSide) finish(ctx context.Context, failed bool, why string) *results.Observation {
 	in := scenarios.FinishInput{Failed: failed, Err: why, Workload: s.spoke, WorkloadConfig: s.base.WorkloadConfig,
+		NodeNames: []string{s.worker.Node},
 		// No PoolHosts: only the remediated host's BMC acts during a run,
 		// so its power timeline is compared in order, as one line.
 		AgentNamespace: s.base.Namespace,
-		HostLists:      []scenarios.HostList{{Client: s.spoke, Namespace: scenarios.MachineAPINamespace}}}
+		HostLists:      []scenarios.HostList{{Client: s.spoke, Namespace: scenarios.MachineAPINamespace, Labels: poolLabels()}}}
 	return s.run.Finish(ctx, s.in.Lab, in)
 }
 

@@ -1,0 +1,101 @@
+package results
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+// Mutations of the real run's replacement pairs: a worker's server hangs
+// and a MachineHealthCheck has it power-cycled (Metal3Remediation under
+// both flows; MAPI's external-baremetal strategy; the same with the BMC
+// failing for a while). Each is a difference the registry's remediation
+// entries must not explain.
+func replacementMutations() []mutation {
+	const (
+		reboot     = "replacement-reboot"
+		annotation = "replacement-reboot-annotation"
+		outage     = "replacement-reboot-bmc-outage"
+	)
+	return []mutation{
+		{"capi-admin-label-lost", reboot, capiAdminLabelLost, []string{"objects/machine/properties"}},
+		{"capi-machine-replaced", reboot, capiMachineReplaced, []string{"objects/machine/properties"}},
+		{"mapi-node-kept", reboot, mapiNodeKept, []string{"objects/machine/properties"}},
+		{"capi-remediation-request-failed", reboot, capiRemediationRequestFailed, []string{"objects/machine/conditions"}},
+		{"capi-health-check-short-circuited", reboot, capiHealthCheckShortCircuited, []string{"objects/health-check/conditions"}},
+		{"capi-two-remediation-requests", annotation, capiTwoRemediationRequests, []string{"objects/remediation/count"}},
+		{"capi-host-power-cycled-twice", outage, capiHostPowerCycledTwice, []string{"hosts/bmc"}},
+		{"mapi-host-left-in-error", outage, mapiHostLeftInError, []string{"hosts/state", "hosts/errors"}},
+		{"capi-bmc-recovered-late", outage, capiBMCRecoveredLate, []string{"durations/bmc-recovered", "durations/total"}},
+	}
+}
+
+// remediatedMachine is the worker Machine a run remediated.
+func remediatedMachine(t *testing.T, o *Observation) *Object {
+	t.Helper()
+	return findObject(t, o, "machine", func(obj *Object) bool { return obj.Properties["remediation.machine"] != "" })
+}
+
+// CAPI's remediation loses the admin's Node label and annotation.
+func capiAdminLabelLost(t *testing.T, m, c *Observation) {
+	remediatedMachine(t, c).Properties["remediation.adminLabelAndAnnotation"] = "lost"
+}
+
+// CAPI replaces the Machine instead of rebooting its host.
+func capiMachineReplaced(t *testing.T, m, c *Observation) {
+	remediatedMachine(t, c).Properties["remediation.machine"] = "replaced"
+}
+
+// MAPI's remediation keeps the Node: a behaviour the node-deletion entry
+// does not name in full (it requires both of MAPI's lines).
+func mapiNodeKept(t *testing.T, m, c *Observation) {
+	mach := remediatedMachine(t, m)
+	noDrift(t, mach.Properties["remediation.nodeUID"] == "new", "MAPI Node recreated")
+	mach.Properties["remediation.nodeUID"] = "same"
+}
+
+// CAPI's MachineHealthCheck could not create the remediation request:
+// the leftover state is explained only with its own reason.
+func capiRemediationRequestFailed(t *testing.T, m, c *Observation) {
+	endCondition(c, remediatedMachine(t, c), "ExternallyRemediated", "False", "RemediationRequestCreationFailed")
+}
+
+// CAPI's MachineHealthCheck ends short-circuited.
+func capiHealthCheckShortCircuited(t *testing.T, m, c *Observation) {
+	endCondition(c, findObject(t, c, "health-check", live), "RemediationAllowed", "False", "TooManyUnhealthy")
+}
+
+// CAPI's MachineHealthCheck made two requests for one Machine.
+func capiTwoRemediationRequests(t *testing.T, m, c *Observation) {
+	req := *deepCopy(t, findObject(t, c, "remediation", func(*Object) bool { return true }))
+	req.Name += "-2"
+	req.UID = "5d0c6f1e-2b7a-4c3d-9e8f-1a2b3c4d5e6f"
+	c.Objects = append(c.Objects, req)
+}
+
+// CAPI's host is power-cycled twice once its BMC recovers.
+func capiHostPowerCycledTwice(t *testing.T, m, c *Observation) {
+	for i := range c.Hosts {
+		h := &c.Hosts[i]
+		if j := slices.IndexFunc(h.BMC, func(op BMCOperation) bool { return op.Operation == "power:On" }); j >= 0 {
+			at := h.BMC[j].At
+			h.BMC = slices.Insert(h.BMC, j+1, BMCOperation{At: at.Add(time.Second), Operation: "power:ForceOff"},
+				BMCOperation{At: at.Add(2 * time.Second), Operation: "power:On"})
+			return
+		}
+	}
+	t.Fatal("no CAPI host was powered on")
+}
+
+// MAPI's host is left in error after its BMC recovered.
+func mapiHostLeftInError(t *testing.T, m, c *Observation) {
+	i := slices.IndexFunc(m.Hosts, func(h Host) bool { return h.ProvisioningState == "provisioned" })
+	noDrift(t, i >= 0, "provisioned MAPI pool host")
+	m.Hosts[i].OperationalStatus = "error"
+	m.Hosts[i].ErrorType = "provisioned registration error"
+}
+
+// CAPI's flow takes two minutes more to see its BMC recover.
+func capiBMCRecoveredLate(t *testing.T, m, c *Observation) {
+	delay(t, c, "bmc-recovered", 2*time.Minute)
+}
