@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/paritylab/paritylab/lab"
+	"github.com/paritylab/paritylab/lab/assisted"
 	"github.com/paritylab/paritylab/lab/machines"
 )
 
@@ -153,4 +154,10 @@ func TearDown(ctx context.Context) error {
 		return err
 	}
 	return os.RemoveAll(stateDir)
+}
+
+// SpokeAuditLog is the audit log of Node writes of the workload cluster
+// the hub's cluster namespace/name installed.
+func (l *Lab) SpokeAuditLog(namespace, name string) string {
+	return lab.SpokeAuditLog(l.Info.LogDir, assisted.ClusterKey{Namespace: namespace, Name: name})
 }

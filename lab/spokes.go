@@ -16,6 +16,7 @@ import (
 	"github.com/paritylab/paritylab/lab/assisted"
 	"github.com/paritylab/paritylab/lab/assisted/agentapi"
 	"github.com/paritylab/paritylab/lab/binaries"
+	"github.com/paritylab/paritylab/lab/controlplane"
 	"github.com/paritylab/paritylab/lab/images"
 	"github.com/paritylab/paritylab/lab/mapi"
 	"github.com/paritylab/paritylab/lab/metal3"
@@ -56,15 +57,27 @@ func newSpokes(stateDir, logDir string, tracker state.Tracker, deps machineAPIDe
 	return &spokes{stateDir: stateDir, logDir: logDir, tracker: tracker, machineAPI: deps, clusters: map[assisted.ClusterKey]*spoke{}}
 }
 
+func spokeName(key assisted.ClusterKey) string { return key.Namespace + "-" + key.Name }
+
+func spokeLogDir(logDir string, key assisted.ClusterKey) string {
+	return filepath.Join(logDir, "spokes", spokeName(key))
+}
+
+// SpokeAuditLog is the audit log of Node writes of the workload cluster
+// of the cluster key, in a lab that logs into logDir.
+func SpokeAuditLog(logDir string, key assisted.ClusterKey) string {
+	return controlplane.AuditLogPath(spokeLogDir(logDir, key), spokeName(key))
+}
+
 func (s *spokes) Create(ctx context.Context, key assisted.ClusterKey, version string) (assisted.Spoke, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if sp, ok := s.clusters[key]; ok {
 		return sp, nil
 	}
-	name := key.Namespace + "-" + key.Name
+	name := spokeName(key)
 	c, err := workload.Start(ctx, workload.Options{
-		Name: name, Dir: filepath.Join(s.stateDir, "spokes", name), LogDir: filepath.Join(s.logDir, "spokes", name),
+		Name: name, Dir: filepath.Join(s.stateDir, "spokes", name), LogDir: spokeLogDir(s.logDir, key),
 		Release: workload.LabRelease(version), Tracker: s.tracker,
 	})
 	if err != nil {

@@ -67,10 +67,18 @@ func (cp *ControlPlane) startAPIServer(ctx context.Context, etcdURL string) erro
 	if err != nil {
 		return fmt.Errorf("build API server health client: %w", err)
 	}
+	args := cp.apiServerArgs(port, etcdURL)
+	if len(cp.opts.AuditedResources) > 0 {
+		policy, err := cp.writeAuditPolicy()
+		if err != nil {
+			return err
+		}
+		args = append(args, cp.auditArgs(policy)...)
+	}
 	return cp.run(ctx, process.Spec{
 		Name:  "kube-apiserver",
 		Path:  bin,
-		Args:  cp.apiServerArgs(port, etcdURL),
+		Args:  args,
 		Ready: process.HTTPReady(client, cp.server+"/readyz", "ok"),
 	})
 }

@@ -6,10 +6,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
@@ -32,7 +35,7 @@ func TestControlPlaneLifecycle(t *testing.T) {
 		logDir = d
 	}
 	rec := &recorder{live: map[string]state.Resource{}}
-	cp, err := Start(ctx, Options{Name: "test", Dir: dir, LogDir: logDir, ControllerManager: true, Tracker: rec})
+	cp, err := Start(ctx, Options{Name: "test", Dir: dir, LogDir: logDir, ControllerManager: true, Tracker: rec, AuditedResources: []string{"nodes"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,6 +86,8 @@ func TestControlPlaneLifecycle(t *testing.T) {
 			t.Errorf("log file: %v", err)
 		}
 	}
+
+	checkAuditLog(ctx, t, cp)
 
 	addr := hostPort(t, cp.Server())
 	if err := cp.Stop(); err != nil {
@@ -141,4 +146,51 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool)
 		time.Sleep(200 * time.Millisecond)
 	}
 	t.Fatalf("timed out waiting for %s", what)
+}
+
+// checkAuditLog makes the API server refuse a Node update (a stale
+// resourceVersion) and finds it in the audit log with its client's user
+// agent, its body and the server's answer; writes to other resources are
+// not there.
+func checkAuditLog(ctx context.Context, t *testing.T, cp *ControlPlane) {
+	t.Helper()
+	cfg := cp.RESTConfig()
+	cfg.UserAgent = "audit-test/v1"
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	node, err := cs.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "audited"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := node.DeepCopy()
+	node.Labels = map[string]string{"first": "write"}
+	if _, err := cs.CoreV1().Nodes().Update(ctx, node, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	stale.Labels = map[string]string{"second": "write"}
+	if _, err := cs.CoreV1().Nodes().Update(ctx, stale, metav1.UpdateOptions{}); !apierrors.IsConflict(err) {
+		t.Fatalf("update from a stale Node: want a conflict, got %v", err)
+	}
+	events, err := ReadAuditLog(cp.AuditLogPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var codes []int32
+	for _, ev := range events {
+		if ev.ObjectRef == nil || ev.ObjectRef.Resource != "nodes" {
+			t.Errorf("audit log records %s %s, want Node writes only", ev.Verb, ev.RequestURI)
+			continue
+		}
+		if ev.ObjectRef.Name == "audited" && ev.UserAgent == cfg.UserAgent && ev.ResponseStatus != nil {
+			codes = append(codes, ev.ResponseStatus.Code)
+			if ev.ResponseStatus.Code == 409 && (ev.RequestObject == nil || !strings.Contains(string(ev.RequestObject.Raw), `"second":"write"`)) {
+				t.Errorf("the refused update's audit event does not carry its request body: %v", ev.RequestObject)
+			}
+		}
+	}
+	if want := []int32{201, 200, 409}; !slices.Equal(codes, want) {
+		t.Errorf("audited answers to the test's Node writes: %v, want %v", codes, want)
+	}
 }

@@ -31,6 +31,12 @@ type Options struct {
 	// AdmissionPlugins are enabled in addition to kube-apiserver's default
 	// set, e.g. NodeRestriction. Default none.
 	AdmissionPlugins []string
+	// AuditedResources are core-group resources (e.g. nodes) whose writes
+	// the API server records in its audit log (AuditLogPath), at the
+	// Request level (request bodies: never resources that hold secrets);
+	// writes to their subresources (nodes/status) are not recorded.
+	// Default none, and no audit log.
+	AuditedResources []string
 	// ControllerManager also runs kube-controller-manager.
 	ControllerManager bool
 	// Controllers is kube-controller-manager's --controllers list.

@@ -89,8 +89,9 @@ func startExternal(ctx context.Context, e *ExternalController, namespace string,
 	health := ports.Loopback + ":" + strconv.Itoa(port)
 	var started *process.Identity
 	p, err := process.Start(ctx, process.Spec{
-		Name: ExternalControllerName,
-		Path: e.Binary,
+		Name:  ExternalControllerName,
+		Path:  e.Binary,
+		Argv0: MachineControllerAgent,
 		Args: []string{
 			"--namespace=" + namespace,
 			"--health-addr=" + health,

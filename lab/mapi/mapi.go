@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -145,7 +146,11 @@ func addControllers(mgr manager.Manager, mopts manager.Options, opts Options, im
 	if err != nil {
 		return err
 	}
-	actuator := NewActuator(mgr.GetClient(), mgr.GetEventRecorderFor("baremetal-actuator"), opts.Logger.WithName("actuator"), opts.Retry)
+	machineClient, err := machineControllerClient(mgr)
+	if err != nil {
+		return err
+	}
+	actuator := NewActuator(machineClient, mgr.GetEventRecorderFor("baremetal-actuator"), opts.Logger.WithName("actuator"), opts.Retry)
 	certs, err := kubernetes.NewForConfig(opts.RESTConfig)
 	if err != nil {
 		return fmt.Errorf("machine approver client: %w", err)
@@ -154,8 +159,8 @@ func addControllers(mgr manager.Manager, mopts manager.Options, opts Options, im
 	var machineControllers error
 	if opts.MachineController == nil {
 		machineControllers = errors.Join(
-			wrap("machine controller", maomachine.AddWithActuator(hostAndNodeWatches{mgr}, actuator, gate)),
-			wrap("metal3remediation controller", (&metal3RemediationReconciler{client: mgr.GetClient(), log: opts.Logger.WithName("metal3remediation")}).setupWithManager(mgr)),
+			wrap("machine controller", maomachine.AddWithActuator(hostAndNodeWatches{Manager: mgr, client: machineClient}, actuator, gate)),
+			wrap("metal3remediation controller", (&metal3RemediationReconciler{client: machineClient, log: opts.Logger.WithName("metal3remediation")}).setupWithManager(mgr)),
 		)
 	}
 	return errors.Join(
@@ -169,6 +174,30 @@ func addControllers(mgr manager.Manager, mopts manager.Options, opts Options, im
 		wrap("installer controller", mgr.Add(newInstallerController(mgr.GetAPIReader(), mgr.GetClient(), opts))),
 		wrap("Metal3Remediation webhooks", addRemediationWebhooks(mgr)),
 	)
+}
+
+// MachineControllerAgent is the program name of upstream's bare-metal
+// machine controller (cmd/manager of cluster-api-provider-baremetal,
+// shipped as machine-controller-manager in OpenShift's images), which runs
+// MAO's Machine controller with the bare-metal actuator and the
+// Metal3Remediation controller; it starts its requests' user agent. The
+// lab's port of those writes under it, and the upstream binary runs under
+// it, so that a workload cluster's audit log tells their writes from MAO's
+// other controllers' (separate binaries upstream) as it does in OpenShift.
+const MachineControllerAgent = "machine-controller-manager"
+
+// machineControllerClient is the client of the machine controller's
+// binary: its own user agent, reads from the manager's cache as
+// upstream's manager client does.
+func machineControllerClient(mgr manager.Manager) (client.Client, error) {
+	cfg := rest.CopyConfig(mgr.GetConfig())
+	cfg.UserAgent = MachineControllerAgent + "/v0.0.0 (paritylab lab/mapi port)"
+	c, err := client.New(cfg, client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(),
+		Cache: &client.CacheOptions{Reader: mgr.GetCache()}})
+	if err != nil {
+		return nil, fmt.Errorf("machine controller client: %w", err)
+	}
+	return c, nil
 }
 
 func wrap(what string, err error) error {

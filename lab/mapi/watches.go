@@ -9,6 +9,7 @@ import (
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -29,7 +30,12 @@ const NodeMachineAnnotation = "machine.openshift.io/machine"
 // a minute later than upstream.
 type hostAndNodeWatches struct {
 	manager.Manager
+	// client is the machine controller binary's (machineControllerClient).
+	client client.Client
 }
+
+// GetClient is the machine controller's client.
+func (m hostAndNodeWatches) GetClient() client.Client { return m.client }
 
 // Add adds r, a controller, and its two extra watches.
 func (m hostAndNodeWatches) Add(r manager.Runnable) error {

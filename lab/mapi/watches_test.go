@@ -25,7 +25,7 @@ func TestMachineControllersWatchHostsAndNodes(t *testing.T) {
 	defer cancel()
 	seen := &requests{}
 	runManager(ctx, t, func(mgr manager.Manager, _ manager.Options) error {
-		_, err := controller.New("watch-test", hostAndNodeWatches{mgr}, controller.Options{Reconciler: seen})
+		_, err := controller.New("watch-test", hostAndNodeWatches{Manager: mgr, client: mgr.GetClient()}, controller.Options{Reconciler: seen})
 		return err
 	})
 	ns := workload.MachineAPINamespace

@@ -22,6 +22,11 @@ type Spec struct {
 	Path string
 	// Args are the command-line arguments, without the program name.
 	Args []string
+	// Argv0 is the program name the process sees (argv[0]); default Path.
+	// Kubernetes clients take their user agent from it, so a binary run
+	// under the name upstream ships it with shows up in audit logs as it
+	// would there.
+	Argv0 string
 	// Env is added to the parent's environment.
 	Env []string
 	// LogPath receives stdout and stderr, appended; its directory is created.
@@ -122,6 +127,9 @@ func (p *Process) launch() error {
 		return fmt.Errorf("open log of %s: %w", p.spec.Name, err)
 	}
 	cmd := exec.Command(p.spec.Path, p.spec.Args...)
+	if p.spec.Argv0 != "" {
+		cmd.Args[0] = p.spec.Argv0
+	}
 	cmd.Env = append(os.Environ(), p.spec.Env...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = sysProcAttr(p.spec.KeepWithParent)

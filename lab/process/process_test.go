@@ -149,3 +149,33 @@ func TestParseStat(t *testing.T) {
 		t.Fatal("want error for malformed stat")
 	}
 }
+
+func TestArgv0IsTheProgramNameTheProcessSees(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "named.log")
+	spec := Spec{
+		Name: "named", Path: "/bin/bash", Argv0: "machine-controller-manager",
+		Args:    []string{"-c", `tr '\0' ' ' < /proc/$$/cmdline; echo; sleep 300`},
+		LogPath: log,
+		Ready: func(context.Context) error {
+			out, err := os.ReadFile(log)
+			if err != nil || !strings.Contains(string(out), "\n") {
+				return errors.New("no output yet")
+			}
+			return nil
+		},
+	}
+	p, err := Start(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(out), "machine-controller-manager -c ") {
+		t.Errorf("the process's command line is %q, want it to start with its Argv0", out)
+	}
+}

@@ -82,7 +82,10 @@ func (o Options) controlPlane() controlplane.Options {
 		// Node and Lease by NodeRestriction.
 		AuthorizationModes: []string{"Node", "RBAC"},
 		AdmissionPlugins:   []string{"NodeRestriction"},
-		ControllerManager:  true,
+		// Scenarios read who changed a Node, and which changes the
+		// server refused (a remediation's lost restore).
+		AuditedResources:  []string{"nodes"},
+		ControllerManager: true,
 		// Workers that join through the machine API bootstrap their
 		// kubelet identity with a CSR, as in OpenShift.
 		CSRSigning:             true,
@@ -147,6 +150,10 @@ func (c *Cluster) KubeconfigPath() string { return c.cp.KubeconfigPath() }
 
 // Dir is the cluster's directory.
 func (c *Cluster) Dir() string { return c.cp.Dir() }
+
+// AuditLogPath is the API server's audit log of Node writes
+// (controlplane.ReadAuditLog reads it).
+func (c *Cluster) AuditLogPath() string { return c.cp.AuditLogPath() }
 
 // LogDir is where component logs are written.
 func (c *Cluster) LogDir() string { return c.cp.LogDir() }
