@@ -6,9 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
-
-	corev1 "k8s.io/api/core/v1"
 
 	"github.com/paritylab/paritylab/lab/assisted/agentapi"
 )
@@ -205,22 +202,5 @@ func TestNodeSettingsFromConfigDriveMetadata(t *testing.T) {
 	none := withMetadata(cfg, nil)
 	if none.ProviderID != "" || none.Labels["metal3.io/uuid"] != "" {
 		t.Fatalf("without a drive: %+v", none)
-	}
-}
-
-// The Ready condition's transition time is when the posted readiness
-// changed, not each heartbeat: a health check times NotReady from it.
-func TestReadinessKeepsItsTransitionTime(t *testing.T) {
-	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	var r readiness
-	r.set(false, start)
-	r.set(false, start.Add(10*time.Second))
-	if r.status != corev1.ConditionFalse || !r.since.Time.Equal(start) {
-		t.Fatalf("after two NotReady heartbeats: %s since %s, want False since %s", r.status, r.since, start)
-	}
-	r.set(true, start.Add(15*time.Second))
-	r.set(true, start.Add(25*time.Second))
-	if r.status != corev1.ConditionTrue || !r.since.Time.Equal(start.Add(15*time.Second)) {
-		t.Fatalf("after turning Ready: %s since %s, want True since %s", r.status, r.since, start.Add(15*time.Second))
 	}
 }

@@ -36,30 +36,10 @@ const (
 // keeps the Node's Ready condition and its Lease fresh, authenticated as
 // system:node:<name>.
 type node struct {
-	sys   *system
-	cfg   agentapi.NodeConfig
-	base  string
-	http  *http.Client
-	ready readiness
-}
-
-// readiness is the Ready condition the node posts and when it last
-// changed, as a kubelet keeps it: a health check times a NotReady Node
-// from that transition.
-type readiness struct {
-	status corev1.ConditionStatus
-	since  metav1.Time
-}
-
-// set records the readiness the node posts now.
-func (r *readiness) set(ready bool, now time.Time) {
-	s := corev1.ConditionFalse
-	if ready {
-		s = corev1.ConditionTrue
-	}
-	if s != r.status {
-		r.status, r.since = s, metav1.NewTime(now.UTC())
-	}
+	sys  *system
+	cfg  agentapi.NodeConfig
+	base string
+	http *http.Client
 }
 
 func runNode(ctx context.Context, sys *system, cfg agentapi.NodeConfig) error {
@@ -79,7 +59,7 @@ func runNode(ctx context.Context, sys *system, cfg agentapi.NodeConfig) error {
 	}
 	reportedDone := false
 	for {
-		ok := n.heartbeat(ctx, true)
+		ok := n.heartbeat(ctx)
 		if ok && !reportedDone {
 			n.reportStage(ctx, agentv1beta1.HostStageDone)
 			reportedDone = true
@@ -126,19 +106,9 @@ func newNode(sys *system, cfg agentapi.NodeConfig) (*node, error) {
 // one takes minutes.
 const readyAfterProviderID = 5 * time.Second
 
-// Meanwhile it posts NotReady heartbeats, as a kubelet posts its status
-// from registration on: a registered Node without status is one whose
-// kubelet never reported, and the node lifecycle controller marks it
-// Unknown (at once when it recreates a Node it knew by name), which a
-// health check takes for an unreachable host.
 func (n *node) waitForProviderID(ctx context.Context) {
 	deadline := time.Now().Add(3 * time.Minute)
-	var posted time.Time
 	for time.Now().Before(deadline) {
-		if time.Since(posted) >= heartbeat {
-			n.heartbeat(ctx, false)
-			posted = time.Now()
-		}
 		var nd corev1.Node
 		if _, err := n.call(ctx, http.MethodGet, "/api/v1/nodes/"+n.cfg.Name, "", nil, &nd); err == nil && nd.Spec.ProviderID != "" {
 			log.Printf("node %s: providerID %s", n.cfg.Name, nd.Spec.ProviderID)
@@ -183,10 +153,8 @@ func (n *node) nodeObject() *corev1.Node {
 	return nd
 }
 
-// heartbeat patches the Node's status, Ready or not, and renews its
-// Lease.
-func (n *node) heartbeat(ctx context.Context, ready bool) bool {
-	n.ready.set(ready, time.Now())
+// heartbeat patches the Node's status and renews its Lease.
+func (n *node) heartbeat(ctx context.Context) bool {
 	status := map[string]any{"status": n.status()}
 	_, err := n.call(ctx, http.MethodPatch, "/api/v1/nodes/"+n.cfg.Name+"/status", "application/strategic-merge-patch+json", status, nil)
 	if err != nil {
@@ -211,15 +179,10 @@ func (n *node) status() corev1.NodeStatus {
 		corev1.ResourceMemory: *resource.NewQuantity(inv.Memory.UsableBytes, resource.BinarySI),
 		corev1.ResourcePods:   *resource.NewQuantity(250, resource.DecimalSI),
 	}
-	ready := cond(corev1.NodeReady, corev1.ConditionTrue, "KubeletReady", "lab node agent is posting ready status")
-	if n.ready.status == corev1.ConditionFalse {
-		ready = cond(corev1.NodeReady, corev1.ConditionFalse, "KubeletNotReady", "lab node agent waits for the machine API to link the node (providerID)")
-	}
-	ready.LastTransitionTime = n.ready.since
 	st := corev1.NodeStatus{
 		Capacity: capacity, Allocatable: capacity,
 		Conditions: []corev1.NodeCondition{
-			ready,
+			cond(corev1.NodeReady, corev1.ConditionTrue, "KubeletReady", "lab node agent is posting ready status"),
 			cond(corev1.NodeMemoryPressure, corev1.ConditionFalse, "KubeletHasSufficientMemory", ""),
 			cond(corev1.NodeDiskPressure, corev1.ConditionFalse, "KubeletHasNoDiskPressure", ""),
 			cond(corev1.NodePIDPressure, corev1.ConditionFalse, "KubeletHasSufficientPID", ""),

@@ -2,7 +2,6 @@ package machines
 
 import (
 	"fmt"
-	"net/netip"
 
 	"libvirt.org/go/libvirtxml"
 )
@@ -177,30 +176,6 @@ func userNIC(s DomainSpec) libvirtxml.DomainInterface {
 	}
 	return nic
 }
-
-// UserNICGuestIPv4 is the address QEMU's user-mode DHCP gives the guest
-// on a NIC of a subnet (the first address it leases, .15), empty when the
-// NIC is not a user-mode NIC with a subnet.
-func UserNICGuestIPv4(nic libvirtxml.DomainInterface) string {
-	if nic.Source == nil || nic.Source.User == nil {
-		return ""
-	}
-	for _, ip := range nic.IP {
-		if ip.Family != "ipv4" || ip.Prefix != 24 {
-			continue
-		}
-		if a, err := netip.ParseAddr(ip.Address); err == nil && a.Is4() {
-			b := a.As4()
-			b[3] = guestHostPart
-			return netip.AddrFrom4(b).String()
-		}
-	}
-	return ""
-}
-
-// guestHostPart is the last byte of the first address QEMU's user-mode
-// DHCP leases.
-const guestHostPart = 15
 
 // SetBootOrder gives the named devices boot orders 1, 2, ... and clears the
 // others, the way a BMC's boot override is applied to a domain.

@@ -171,25 +171,3 @@ LC_ALL=C \
 		t.Fatalf("kept:\n%s\nwant:\n%s", got, want)
 	}
 }
-
-// The guest's address on a user-mode NIC is the first DHCP lease of its
-// subnet; other NICs have none the lab knows.
-func TestUserNICGuestIPv4(t *testing.T) {
-	user := func(ips ...libvirtxml.DomainInterfaceIP) libvirtxml.DomainInterface {
-		return libvirtxml.DomainInterface{Source: &libvirtxml.DomainInterfaceSource{User: &libvirtxml.DomainInterfaceSourceUser{}}, IP: ips}
-	}
-	for _, tc := range []struct {
-		nic  libvirtxml.DomainInterface
-		want string
-	}{
-		{userNIC(DomainSpec{MAC: "52:54:00:00:00:01", Subnet: "10.100.3.0"}), "10.100.3.15"},
-		{userNIC(DomainSpec{MAC: "52:54:00:00:00:01"}), ""},
-		{user(libvirtxml.DomainInterfaceIP{Address: "fd00::", Family: "ipv6", Prefix: 64}), ""},
-		{libvirtxml.DomainInterface{Source: &libvirtxml.DomainInterfaceSource{Network: &libvirtxml.DomainInterfaceSourceNetwork{Network: "default"}},
-			IP: []libvirtxml.DomainInterfaceIP{{Address: "10.0.0.0", Family: "ipv4", Prefix: 24}}}, ""},
-	} {
-		if got := UserNICGuestIPv4(tc.nic); got != tc.want {
-			t.Errorf("UserNICGuestIPv4(%+v) = %q, want %q", tc.nic.IP, got, tc.want)
-		}
-	}
-}

@@ -21,11 +21,7 @@ var architectures = map[gfredfish.InstructionSet]string{
 // inspect reads what an out-of-band (Redfish) inspection can see: system
 // vendor, CPUs, memory, NICs with MACs and, where the BMC lists them,
 // processors and drives. NICs are required; the rest is best effort, as
-// in Ironic's redfish inspect interface. A NIC's IP is the first of its
-// IPv4Addresses: the lab's BMC reports the address the guest leases,
-// which OpenShift's in-band inspection (Ironic's agent) reports, and
-// which the machine API turns into the Machine's InternalIP, by which
-// MAO's nodelink finds a Node's Machine.
+// in Ironic's redfish inspect interface.
 func (c *bmcConn) inspect(bootMAC string) (*bmov1alpha1.HardwareDetails, error) {
 	sys := c.system
 	hw := &bmov1alpha1.HardwareDetails{
@@ -58,14 +54,10 @@ func (c *bmcConn) nics(bootMAC string) ([]bmov1alpha1.NIC, error) {
 		if mac == "" {
 			mac = strings.ToLower(i.PermanentMACAddress)
 		}
-		nic := bmov1alpha1.NIC{
+		out = append(out, bmov1alpha1.NIC{
 			Name: i.ID, MAC: mac, SpeedGbps: i.SpeedMbps / 1000,
 			PXE: bootMAC != "" && strings.EqualFold(mac, bootMAC),
-		}
-		if len(i.IPv4Addresses) > 0 {
-			nic.IP = i.IPv4Addresses[0].Address
-		}
-		out = append(out, nic)
+		})
 	}
 	// gofish reads collection members concurrently: give a stable order.
 	slices.SortFunc(out, func(a, b bmov1alpha1.NIC) int { return strings.Compare(a.Name, b.Name) })

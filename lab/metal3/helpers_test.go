@@ -142,8 +142,7 @@ func startBMC(t *testing.T, opts redfish.Options, hosts ...string) *bmc {
 	specs := make([]memory.SystemSpec, len(hosts))
 	for i, h := range hosts {
 		specs[i] = memory.SystemSpec{Name: h, UUID: memory.NameUUID(ns + "/" + h), CPUs: 4, MemoryGiB: 8,
-			MACs:  []string{fmt.Sprintf("52:54:00:aa:%02x:01", i), fmt.Sprintf("52:54:00:aa:%02x:02", i)},
-			IPv4s: []string{fmt.Sprintf("10.100.%d.15", i)}}
+			MACs: []string{fmt.Sprintf("52:54:00:aa:%02x:01", i), fmt.Sprintf("52:54:00:aa:%02x:02", i)}}
 	}
 	backend, err := memory.New(memory.Options{Systems: specs})
 	if err != nil {

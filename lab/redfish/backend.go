@@ -149,9 +149,6 @@ type BootPatch struct {
 type NIC struct {
 	ID  string
 	MAC string
-	// IPv4 is the address the host's OS holds on the interface, when the
-	// BMC knows it (EthernetInterface IPv4Addresses); empty otherwise.
-	IPv4 string
 }
 
 // Media is the state of one virtual media device.

@@ -22,7 +22,7 @@ func (s *Server) getNIC(w http.ResponseWriter, _ *http.Request, rq *request) err
 		if n.ID != id {
 			continue
 		}
-		nic := resource{
+		writeJSON(w, http.StatusOK, resource{
 			"@odata.type":         "#EthernetInterface.v1_4_0.EthernetInterface",
 			"@odata.id":           nicPath(rq.system.ID, n.ID),
 			"Id":                  n.ID,
@@ -30,12 +30,7 @@ func (s *Server) getNIC(w http.ResponseWriter, _ *http.Request, rq *request) err
 			"MACAddress":          n.MAC,
 			"PermanentMACAddress": n.MAC,
 			"Status":              resource{"State": "Enabled", "Health": "OK"},
-		}
-		if n.IPv4 != "" {
-			// The lab's user-mode networks are /24s leased by DHCP.
-			nic["IPv4Addresses"] = []resource{{"Address": n.IPv4, "SubnetMask": "255.255.255.0", "AddressOrigin": "DHCP"}}
-		}
-		writeJSON(w, http.StatusOK, nic)
+		})
 		return nil
 	}
 	return errResourceNotFound("EthernetInterface", id)

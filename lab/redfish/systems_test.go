@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/paritylab/paritylab/lab/redfish"
-	"github.com/paritylab/paritylab/lab/redfish/memory"
 )
 
 func TestSystemResource(t *testing.T) {
@@ -242,24 +241,5 @@ func TestOnceOverrideIsSpentByOneBoot(t *testing.T) {
 	history, err := f.backend.BootHistory(f.ids[0])
 	if err != nil || !slices.Equal(history, []string{"Cd", "Hdd"}) {
 		t.Fatalf("boot history %v (%v), want [Cd Hdd]", history, err)
-	}
-}
-
-// A NIC whose address the BMC knows lists it in IPv4Addresses; one it
-// does not lists none.
-func TestNICAddresses(t *testing.T) {
-	specs := memory.Generate("node", 1)
-	specs[0].MACs = []string{"52:54:00:00:00:01", "52:54:00:00:00:02"}
-	specs[0].IPv4s = []string{"10.100.3.15"}
-	f := newFixtureOf(t, specs)
-	r := f.call(t, http.MethodGet, f.systemPath(0)+"/EthernetInterfaces/nic0", "")
-	expectStatus(t, r, http.StatusOK)
-	addrs, _ := r.body["IPv4Addresses"].([]any)
-	if len(addrs) != 1 || get(addrs[0].(map[string]any), "Address") != "10.100.3.15" {
-		t.Fatalf("nic0 IPv4Addresses %v, want 10.100.3.15", r.body["IPv4Addresses"])
-	}
-	r = f.call(t, http.MethodGet, f.systemPath(0)+"/EthernetInterfaces/nic1", "")
-	if _, ok := r.body["IPv4Addresses"]; ok {
-		t.Fatalf("nic1 lists addresses its BMC does not know: %s", r.raw)
 	}
 }

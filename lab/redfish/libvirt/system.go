@@ -80,7 +80,7 @@ func nicsOf(h *host) []redfish.NIC {
 	var out []redfish.NIC
 	for i, nic := range h.def.Devices.Interfaces {
 		if nic.MAC != nil {
-			out = append(out, redfish.NIC{ID: fmt.Sprintf("nic%d", i), MAC: nic.MAC.Address, IPv4: machines.UserNICGuestIPv4(nic)})
+			out = append(out, redfish.NIC{ID: fmt.Sprintf("nic%d", i), MAC: nic.MAC.Address})
 		}
 	}
 	return out

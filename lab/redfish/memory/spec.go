@@ -46,10 +46,6 @@ type SystemSpec struct {
 	// MACs are the NIC addresses. Default: one, 52:54:00:xx:xx:xx, the
 	// first such address no other system of the backend uses.
 	MACs []string `json:"macs,omitempty"`
-	// IPv4s are the addresses the host's OS holds on its NICs, by NIC
-	// index, as its BMC reports them; empty for a NIC whose address the
-	// BMC does not know. Default none.
-	IPv4s []string `json:"ipv4s,omitempty"`
 	// BootMode is UEFI or Legacy. Default UEFI.
 	BootMode string `json:"bootMode,omitempty"`
 	// PowerState is On or Off at start. Default Off, like a freshly

@@ -46,9 +46,6 @@ func (s *system) view() *redfish.System {
 	nics := make([]redfish.NIC, len(s.spec.MACs))
 	for i, m := range s.spec.MACs {
 		nics[i] = redfish.NIC{ID: fmt.Sprintf("nic%d", i), MAC: m}
-		if i < len(s.spec.IPv4s) {
-			nics[i].IPv4 = s.spec.IPv4s[i]
-		}
 	}
 	out := &redfish.System{
 		ID: s.spec.UUID, UUID: s.spec.UUID, Name: s.spec.Name,
