@@ -2,6 +2,7 @@ package results
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -9,13 +10,16 @@ import (
 // Mutations of the real run's replacement pairs: a worker's server hangs
 // and a MachineHealthCheck has it power-cycled (Metal3Remediation under
 // both flows; MAPI's external-baremetal strategy; the same with the BMC
-// failing for a while). Each is a difference the registry's remediation
-// entries must not explain.
+// failing for a while), stays dead until the remediation gives up, or
+// two of three fail under a health check limited to one. Each is a
+// difference the registry's remediation entries must not explain.
 func replacementMutations() []mutation {
 	const (
 		reboot     = "replacement-reboot"
 		annotation = "replacement-reboot-annotation"
 		outage     = "replacement-reboot-bmc-outage"
+		dead       = "replacement-stays-dead"
+		short      = "replacement-short-circuit"
 	)
 	return []mutation{
 		{"capi-admin-label-lost", reboot, capiAdminLabelLost, []string{"objects/machine/properties"}},
@@ -27,6 +31,9 @@ func replacementMutations() []mutation {
 		{"capi-host-power-cycled-twice", outage, capiHostPowerCycledTwice, []string{"hosts/bmc"}},
 		{"mapi-host-left-in-error", outage, mapiHostLeftInError, []string{"hosts/state", "hosts/errors"}},
 		{"capi-bmc-recovered-late", outage, capiBMCRecoveredLate, []string{"durations/bmc-recovered", "durations/total"}},
+		{"capi-replacement-on-dead-host", dead, capiReplacementOnDeadHost, []string{"objects/machine/properties"}},
+		{"mapi-gave-up-host-unmarked", dead, mapiGaveUpHostUnmarked, []string{"hosts/annotations"}},
+		{"capi-short-circuit-remediates", short, capiShortCircuitRemediates, []string{"objects/health-check/properties"}},
 	}
 }
 
@@ -98,4 +105,32 @@ func mapiHostLeftInError(t *testing.T, m, c *Observation) {
 // CAPI's flow takes two minutes more to see its BMC recover.
 func capiBMCRecoveredLate(t *testing.T, m, c *Observation) {
 	delay(t, c, "bmc-recovered", 2*time.Minute)
+}
+
+// CAPI's replacement, after the dead Machine was deleted by hand, lands
+// on the dead host: the entry names the pool's other host.
+func capiReplacementOnDeadHost(t *testing.T, m, c *Observation) {
+	mach := findObject(t, c, "machine", func(obj *Object) bool { return obj.Properties["remediation.replacement"] != "" })
+	got := mach.Properties["remediation.replacement"]
+	noDrift(t, strings.Contains(got, "pool's other host"), "CAPI replacement on the pool's other host")
+	mach.Properties["remediation.replacement"] = strings.Replace(got, "the pool's other host", "the dead host", 1)
+}
+
+// MAPI's remediation gives up without marking the host: the entry pairs
+// the two keys one to one.
+func mapiGaveUpHostUnmarked(t *testing.T, m, c *Observation) {
+	for i := range m.Hosts {
+		if _, ok := m.Hosts[i].Annotations["capi.metal3.io/unhealthy"]; ok {
+			delete(m.Hosts[i].Annotations, "capi.metal3.io/unhealthy")
+			return
+		}
+	}
+	t.Fatal("no MAPI host marked unhealthy")
+}
+
+// CAPI's MachineHealthCheck would have remediated one of the two.
+func capiShortCircuitRemediates(t *testing.T, m, c *Observation) {
+	mhc := findObject(t, c, "health-check", func(obj *Object) bool { return obj.Properties["status.during"] != "" })
+	noDrift(t, mhc.Properties["status.during"] == "expected=3 healthy=1 remediationsAllowed=0", "CAPI short-circuit status")
+	mhc.Properties["status.during"] = "expected=3 healthy=1 remediationsAllowed=1"
 }

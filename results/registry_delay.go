@@ -103,3 +103,17 @@ func (r *Registry) explainDelays(scenario string, ar *AspectResult, opts Options
 	}
 	ar.Verdict, ar.Known = KnownDivergence, entries
 }
+
+// waitShows: the entry is a delay of a flow, the aspect is its phase, and
+// that flow took longer there than the other, whether or not beyond the
+// tolerance: the wait it names shows, though on a fast run it needs no
+// explaining. A delay whose flow is not the slower one is stale.
+func (e *Entry) waitShows(scenario string, a AspectResult) bool {
+	if e.Delay == nil || !e.appliesTo(scenario, a.Aspect) || a.MAPIDuration == nil || a.CAPIDuration == nil {
+		return false
+	}
+	if e.Delay.Flow == FlowCAPI {
+		return *a.CAPIDuration > *a.MAPIDuration
+	}
+	return *a.MAPIDuration > *a.CAPIDuration
+}

@@ -64,13 +64,14 @@ func (r *Registry) entryResults(scenarios []ScenarioResult) []EntryResult {
 // whether the difference it names showed there: it explained it, or its
 // lines showed in numbers it does not pair (Miscounted, which the aspect's
 // Regression reports; calling the entry stale too would send its reader
-// to remove an entry that still describes the flows).
+// to remove an entry that still describes the flows), or, for a delay,
+// its flow was the slower one in its phase even within the tolerance.
 func entryIn(e *Entry, s ScenarioResult) (exercised, reproduced bool) {
 	for _, a := range s.Aspects {
 		if !e.appliesTo(s.Scenario, a.Aspect) && !e.appliesToTotal(s.Scenario, a.Aspect) {
 			continue
 		}
-		if slices.Contains(a.Known, e) || slices.Contains(a.Miscounted, e) {
+		if slices.Contains(a.Known, e) || slices.Contains(a.Miscounted, e) || e.waitShows(s.Scenario, a) {
 			return true, true
 		}
 		exercised = exercised || e.explainsAny(FlowMAPI, a.MAPI) || e.explainsAny(FlowCAPI, a.CAPI) ||

@@ -63,16 +63,24 @@ func bmcAdmin(l *framework.Lab, host *bmov1alpha1.BareMetalHost) (redfish.AdminI
 // ground truth a BareMetalHost's status may show for less than a poll
 // when the power comes back at once.
 func PoweredOffSince(ctx context.Context, l *framework.Lab, host *bmov1alpha1.BareMetalHost, since time.Time) (bool, error) {
+	n, err := PowerOffsSince(ctx, l, host, since)
+	return n > 0, err
+}
+
+// PowerOffsSince counts the times a host's BMC powered its server off
+// (or restarted it) since a time, from the BMC's operation log.
+func PowerOffsSince(ctx context.Context, l *framework.Lab, host *bmov1alpha1.BareMetalHost, since time.Time) (int, error) {
 	ops, err := bmcOperations(ctx, l, host, since)
 	if err != nil {
-		return false, err
+		return 0, err
 	}
+	n := 0
 	for _, op := range ops {
 		if action, ok := strings.CutPrefix(op.Operation, "power:"); ok && action != "On" && action != "ForceOn" {
-			return true, nil
+			n++
 		}
 	}
-	return false, nil
+	return n, nil
 }
 
 // HangHost makes a host's server hang through the lab's Redfish

@@ -17,11 +17,33 @@
 //     bare-metal operator failed four times to reach it with the
 //     remediation pending; both flows must converge with nothing left
 //     half-done (host on and without error, request gone).
+//   - replacement-stays-dead: the worker's server hangs on every
+//     power-on; the remediation reboots it, retries once and gives up
+//     (the host marked unhealthy); the run waits for the set's
+//     replacement on the pool's spare host, deleting the dead Machine by
+//     hand when none comes within a minute (CAPI: CAPM3 sets only the
+//     deprecated v1beta1 OwnerRemediated condition, which CAPI's
+//     MachineSet does not read), and records which way it came.
+//   - replacement-short-circuit: two of a set's three workers hang; the
+//     MachineHealthCheck, made once both are unreachable, allows one
+//     unhealthy Machine (MAPI maxUnhealthy, CAPI
+//     triggerIf.unhealthyLessThanOrEqualTo) and remediates neither; the
+//     run ends once the limit is 0 and both are power-cycled and healthy.
 //
-// Each flow adds a worker set of one replica over a pool of hosts of its
-// own (a MachineSet in the spoke, a MachineDeployment on the hub, both
-// selecting hosts by the pool's labels): hosts the machine API manages
-// with their BMC, as remediation needs. A run compares the set's
-// Machines, the pool's hosts, the worker's Node and the events from its
-// start only; the day-1 cluster it starts from is day1's to compare.
+// In the runs of OpenShift's Metal3Remediation the lab's node fence
+// (lab/workload/nodefence) holds every other write to the Node the
+// remediation recreated until its restore of the labels and annotations
+// has landed: that restore is one update from a cache, whose conflict
+// upstream only logs, so a run whose young Node another writer touched
+// in between would lose them now and then, and the verdict would flip.
+// The workload cluster's audit log says which restoring writes the API
+// server refused (none, so fenced).
+//
+// Each flow adds worker sets over pools of hosts of their own (a
+// MachineSet in the spoke, a MachineDeployment on the hub, both selecting
+// hosts by the pool's labels): one replica for the reboot sub-cases,
+// three for the short-circuit; hosts the machine API manages with their
+// BMC, as remediation needs. A run compares the set's Machines, the
+// pool's hosts, the workers' Nodes and the events from its start only;
+// the day-1 cluster it starts from is day1's to compare.
 package replacement

@@ -2,6 +2,8 @@ package replacement
 
 import (
 	"context"
+	"fmt"
+	"sort"
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	capm3v1beta2 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta2"
@@ -11,8 +13,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/paritylab/paritylab/framework"
@@ -26,53 +30,64 @@ var (
 )
 
 // machineDeploymentSide is the CAPI flow: a MachineDeployment on the hub
-// over hosts in the cluster's namespace, and a MachineHealthCheck there.
+// over a pool of hosts in the cluster's namespace, and a
+// MachineHealthCheck there.
 type machineDeploymentSide struct {
 	in      scenarios.Input
 	base    *scenarios.Cluster
 	hub     client.Client
+	pool    pool
 	name    string
 	run     *scenarios.Run
-	worker  worker
+	workers []worker
 	created bool
 }
 
-func newMachineDeploymentSide(in scenarios.Input, base *scenarios.Cluster) *machineDeploymentSide {
-	return &machineDeploymentSide{in: in, base: base, hub: in.Lab.Client(), name: base.Site.Name + "-" + setSuffix}
+func newMachineDeploymentSide(in scenarios.Input, base *scenarios.Cluster, p pool) *machineDeploymentSide {
+	return &machineDeploymentSide{in: in, base: base, hub: in.Lab.Client(), pool: p, name: base.Site.Name + "-" + p.name}
 }
+
+func (s *machineDeploymentSide) cluster() *scenarios.Cluster { return s.base }
+
+// restoresWithUpdate: CAPM3 keeps the Node.
+func (s *machineDeploymentSide) restoresWithUpdate() bool { return false }
 
 func (s *machineDeploymentSide) workload() client.Client { return s.base.Workload }
 
-func (s *machineDeploymentSide) ensureWorker(ctx context.Context) worker {
+func (s *machineDeploymentSide) ensureWorkers(ctx context.Context) []worker {
 	if !s.created {
-		By("adding the pool's hosts to the cluster's namespace and creating a MachineDeployment of 1 replica")
+		By(fmt.Sprintf("adding the %s pool's hosts to the cluster's namespace and creating a MachineDeployment of %d replica(s)", s.pool.name, s.pool.replicas))
 		var claims []framework.HostClaim
-		for _, h := range poolHostNames() {
-			claims = append(claims, framework.HostClaim{Namespace: s.base.Namespace, Name: h, Labels: poolLabels()})
+		for _, h := range s.pool.hostNames() {
+			claims = append(claims, framework.HostClaim{Namespace: s.base.Namespace, Name: h, Labels: s.pool.labels()})
 		}
 		_, err := s.in.Hosts.Claim(ctx, claims...)
 		Expect(err).NotTo(HaveOccurred())
-		tmpl := s.base.Site.WorkerTemplate(s.name, poolLabels())
+		tmpl := s.base.Site.WorkerTemplate(s.name, s.pool.labels())
 		Expect(s.hub.Create(ctx, tmpl)).To(Succeed())
-		md := s.base.Site.MachineDeployment(s.name, 1)
+		md := s.base.Site.MachineDeployment(s.name, int32(s.pool.replicas))
 		md.Spec.Template.Spec.InfrastructureRef.Name = tmpl.Name
 		Expect(s.hub.Create(ctx, md)).To(Succeed())
 		s.created = true
 	}
-	By("waiting for the MachineDeployment's Machine Running with a Ready Node")
-	var w worker
+	By("waiting for the MachineDeployment's Machines Running with Ready Nodes")
+	var ws []worker
 	iv := interval(s.in, "wait-machines-running")
 	Eventually(func(g Gomega) {
-		m := s.machine(ctx, g)
-		g.Expect(m.Status.Phase).To(Equal(string(clusterv1.MachinePhaseRunning)), "Machine %s", m.Name)
-		g.Expect(m.Status.NodeRef.IsDefined()).To(BeTrue(), "Machine %s nodeRef", m.Name)
-		scenarios.ExpectNodeReady(ctx, g, s.base.Workload, m.Status.NodeRef.Name)
-		w = worker{Machine: m.UID, Name: m.Name, Node: m.Status.NodeRef.Name}
+		ws = nil
+		for _, m := range s.machines(ctx, g) {
+			g.Expect(m.Status.Phase).To(Equal(string(clusterv1.MachinePhaseRunning)), "Machine %s", m.Name)
+			g.Expect(m.Status.NodeRef.IsDefined()).To(BeTrue(), "Machine %s nodeRef", m.Name)
+			scenarios.ExpectNodeReady(ctx, g, s.base.Workload, m.Status.NodeRef.Name)
+			ws = append(ws, worker{Machine: m.UID, Name: m.Name, Node: m.Status.NodeRef.Name})
+		}
 	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
-	return w
+	return ws
 }
 
-func (s *machineDeploymentSide) machine(ctx context.Context, g Gomega) *clusterv1.Machine {
+// machines are the deployment's Machines that are not being deleted, as
+// many as its replicas.
+func (s *machineDeploymentSide) machines(ctx context.Context, g Gomega) []clusterv1.Machine {
 	list := &clusterv1.MachineList{}
 	g.Expect(s.hub.List(ctx, list, client.InNamespace(s.base.Namespace),
 		client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: s.name})).To(Succeed())
@@ -82,35 +97,37 @@ func (s *machineDeploymentSide) machine(ctx context.Context, g Gomega) *clusterv
 			live = append(live, m)
 		}
 	}
-	g.Expect(live).To(HaveLen(1), "Machines of %s", s.name)
-	return &live[0]
+	g.Expect(live).To(HaveLen(s.pool.replicas), "Machines of %s", s.name)
+	sort.Slice(live, func(i, j int) bool { return live[i].Name < live[j].Name })
+	return live
 }
 
 func (s *machineDeploymentSide) machineUID(ctx context.Context, g Gomega, _ worker) types.UID {
-	return s.machine(ctx, g).UID
+	return s.machines(ctx, g)[0].UID
 }
 
-func (s *machineDeploymentSide) record(ctx context.Context, run *scenarios.Run, w worker) {
+func (s *machineDeploymentSide) record(ctx context.Context, run *scenarios.Run, ws []worker) {
 	ns := s.base.Namespace
-	s.run, s.worker = run, w
-	Expect(run.Record(ctx, s.in.Lab.Hub.GetRESTConfig(), []string{ns},
-		framework.Watch{Resource: scenarios.CAPIMachines, Namespace: ns, Role: "machine", LabelSelector: clusterv1.MachineDeploymentNameLabel + "=" + s.name},
-		framework.Watch{Resource: scenarios.BareMetalHosts, Namespace: ns, Role: "host", Interchangeable: true, LabelSelector: poolSelector()},
-		framework.Watch{Resource: capiHealthChecks, Namespace: ns, Role: "health-check"},
-		framework.Watch{Resource: capiMetal3Remediations, Namespace: ns, Role: "remediation"},
-	)).To(Succeed())
-	Expect(run.Record(ctx, s.base.WorkloadConfig, nil, nodeIdentity(w))).To(Succeed())
+	s.run, s.workers = run, ws
+	watches := []framework.Watch{
+		{Resource: scenarios.CAPIMachines, Namespace: ns, Role: "machine", LabelSelector: clusterv1.MachineDeploymentNameLabel + "=" + s.name},
+		{Resource: scenarios.BareMetalHosts, Namespace: ns, Role: "host", Interchangeable: true, LabelSelector: s.pool.selector()},
+		{Resource: capiHealthChecks, Namespace: ns, Role: "health-check", FieldSelector: "metadata.name=" + s.name},
+	}
+	watches = append(watches, remediations(capiMetal3Remediations, ns, ws)...)
+	Expect(run.Record(ctx, s.in.Lab.Hub.GetRESTConfig(), []string{ns}, watches...)).To(Succeed())
+	Expect(run.Record(ctx, s.base.WorkloadConfig, nil, nodeIdentities(ws)...)).To(Succeed())
 	run.SetCluster(ns)
 }
 
 // createHealthCheck: the MAPI side's checks, with CAPM3's Reboot
 // template.
-func (s *machineDeploymentSide) createHealthCheck(ctx context.Context) {
+func (s *machineDeploymentSide) createHealthCheck(ctx context.Context, hc healthCheck) {
 	By("creating a Metal3RemediationTemplate (Reboot) and a MachineHealthCheck that names it")
 	tmpl := &capm3v1beta2.Metal3RemediationTemplate{ObjectMeta: metav1.ObjectMeta{Name: s.name, Namespace: s.base.Namespace},
 		Spec: capm3v1beta2.Metal3RemediationTemplateSpec{Template: capm3v1beta2.Metal3RemediationTemplateResource{
 			Spec: capm3v1beta2.Metal3RemediationSpec{Strategy: &capm3v1beta2.RemediationStrategy{
-				Type: capm3v1beta2.RebootRemediationStrategy, RetryLimit: retryLimit, TimeoutSeconds: int32(retryTimeout.Seconds())}}}}}
+				Type: capm3v1beta2.RebootRemediationStrategy, RetryLimit: retryLimit, TimeoutSeconds: int32(hc.retryTimeout.Seconds())}}}}}
 	Expect(s.hub.Create(ctx, tmpl)).To(Succeed())
 	unknown, notReady := ptr.To(int32(unreachableAfter.Seconds())), ptr.To(int32(notReadyAfter.Seconds()))
 	mhc := &clusterv1.MachineHealthCheck{ObjectMeta: metav1.ObjectMeta{Name: s.name, Namespace: s.base.Namespace},
@@ -127,6 +144,9 @@ func (s *machineDeploymentSide) createHealthCheck(ctx context.Context) {
 			Remediation: clusterv1.MachineHealthCheckRemediation{TemplateRef: clusterv1.MachineHealthCheckRemediationTemplateReference{
 				APIVersion: capm3v1beta2.GroupVersion.String(), Kind: "Metal3RemediationTemplate", Name: tmpl.Name}},
 		}}
+	if hc.maxUnhealthy != nil {
+		mhc.Spec.Remediation.TriggerIf.UnhealthyLessThanOrEqualTo = hc.maxUnhealthy
+	}
 	Expect(s.hub.Create(ctx, mhc)).To(Succeed())
 }
 
@@ -138,7 +158,7 @@ func (s *machineDeploymentSide) deleteHealthCheck(ctx context.Context) {
 	}
 }
 
-func (s *machineDeploymentSide) healthCheck(ctx context.Context, g Gomega) (types.UID, healthCounts) {
+func (s *machineDeploymentSide) healthCounts(ctx context.Context, g Gomega) (types.UID, healthCounts) {
 	mhc := &clusterv1.MachineHealthCheck{}
 	g.Expect(s.hub.Get(ctx, client.ObjectKey{Namespace: s.base.Namespace, Name: s.name}, mhc)).To(Succeed())
 	st := mhc.Status
@@ -173,12 +193,77 @@ func (s *machineDeploymentSide) host(ctx context.Context, g Gomega, w worker) *b
 	return nil
 }
 
+func (s *machineDeploymentSide) hostNamed(ctx context.Context, g Gomega, name string) *bmov1alpha1.BareMetalHost {
+	bmh := &bmov1alpha1.BareMetalHost{}
+	g.Expect(s.hub.Get(ctx, client.ObjectKey{Namespace: s.base.Namespace, Name: name}, bmh)).To(Succeed())
+	return bmh
+}
+
+// markedUnhealthy: CAPM3 marks the host with its v1beta2 key,
+// capm3.metal3.io/unhealthy.
+func (s *machineDeploymentSide) markedUnhealthy(host *bmov1alpha1.BareMetalHost) bool {
+	_, ok := host.Annotations[capm3v1beta2.UnhealthyAnnotation]
+	return ok
+}
+
+func (s *machineDeploymentSide) liveMachines(ctx context.Context, g Gomega) []worker {
+	list := &clusterv1.MachineList{}
+	g.Expect(s.hub.List(ctx, list, client.InNamespace(s.base.Namespace),
+		client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: s.name})).To(Succeed())
+	var out []worker
+	for _, m := range list.Items {
+		if !m.DeletionTimestamp.IsZero() {
+			continue
+		}
+		w := worker{Machine: m.UID, Name: m.Name}
+		if m.Status.Phase == string(clusterv1.MachinePhaseRunning) && m.Status.NodeRef.IsDefined() {
+			w.Node = m.Status.NodeRef.Name
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+func (s *machineDeploymentSide) recordNode(ctx context.Context, run *scenarios.Run, name string) {
+	s.workers = recordJoinedNode(ctx, run, s.base.WorkloadConfig, s.workers, name)
+}
+
+func (s *machineDeploymentSide) expectMachineHealthy(ctx context.Context, g Gomega, w worker) {
+	m := &clusterv1.Machine{}
+	g.Expect(s.hub.Get(ctx, client.ObjectKey{Namespace: s.base.Namespace, Name: w.Name}, m)).To(Succeed())
+	for _, t := range []string{clusterv1.ReadyCondition, clusterv1.MachineHealthCheckSucceededCondition} {
+		g.Expect(conditions.IsTrue(m, t)).To(BeTrue(), "Machine %s %s", w.Name, t)
+	}
+}
+
+func (s *machineDeploymentSide) requestState(ctx context.Context, g Gomega, w worker) string {
+	rem := &capm3v1beta2.Metal3Remediation{}
+	return requestStateOf(g, rem, s.hub.Get(ctx, client.ObjectKey{Namespace: s.base.Namespace, Name: w.Name}, rem))
+}
+
+func (s *machineDeploymentSide) deleteMachine(ctx context.Context, g Gomega, w worker) {
+	m := &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Namespace: s.base.Namespace, Name: w.Name}}
+	g.Expect(client.IgnoreNotFound(s.hub.Delete(ctx, m))).To(Succeed())
+}
+
+func (s *machineDeploymentSide) setHealthCheckLimit(ctx context.Context, limit intstr.IntOrString) {
+	mhc := &clusterv1.MachineHealthCheck{}
+	Expect(s.hub.Get(ctx, client.ObjectKey{Namespace: s.base.Namespace, Name: s.name}, mhc)).To(Succeed())
+	p := client.MergeFrom(mhc.DeepCopy())
+	mhc.Spec.Remediation.TriggerIf.UnhealthyLessThanOrEqualTo = &limit
+	Expect(s.hub.Patch(ctx, mhc, p)).To(Succeed())
+}
+
+func (s *machineDeploymentSide) rebootHost(ctx context.Context, w worker) {
+	hardReboot(ctx, s.hub, s.host(ctx, Default, w))
+}
+
 func (s *machineDeploymentSide) finish(ctx context.Context, failed bool, why string) *results.Observation {
 	in := scenarios.FinishInput{Failed: failed, Err: why, Workload: s.base.Workload, WorkloadConfig: s.base.WorkloadConfig,
-		NodeNames: []string{s.worker.Node},
+		NodeNames: nodeNames(s.workers),
 		// No PoolHosts: only the remediated host's BMC acts during a run,
 		// so its power timeline is compared in order, as one line.
 		AgentNamespace: s.base.Namespace,
-		HostLists:      []scenarios.HostList{{Client: s.hub, Namespace: s.base.Namespace, Labels: poolLabels()}}}
+		HostLists:      []scenarios.HostList{{Client: s.hub, Namespace: s.base.Namespace, Labels: s.pool.labels()}}}
 	return s.run.Finish(ctx, s.in.Lab, in)
 }

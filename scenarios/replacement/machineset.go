@@ -2,6 +2,8 @@ package replacement
 
 import (
 	"context"
+	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -35,53 +37,63 @@ var (
 // MAO's external-baremetal remediation (machinehealthcheck_controller.go).
 const remediationStrategyAnnotation = "machine.openshift.io/remediation-strategy"
 
-// machineSetSide is the MAPI flow: a MachineSet in the spoke over hosts
-// in its machine API namespace, and a MachineHealthCheck there.
+// machineSetSide is the MAPI flow: a MachineSet in the spoke over a pool
+// of hosts in its machine API namespace, and a MachineHealthCheck there.
 type machineSetSide struct {
 	in       scenarios.Input
 	base     *scenarios.Cluster
 	spoke    client.Client
+	pool     pool
 	name     string
 	strategy strategy
 	run      *scenarios.Run
-	worker   worker
+	workers  []worker
 }
 
-func newMachineSetSide(in scenarios.Input, base *scenarios.Cluster) *machineSetSide {
-	return &machineSetSide{in: in, base: base, spoke: base.Workload}
+func newMachineSetSide(in scenarios.Input, base *scenarios.Cluster, p pool) *machineSetSide {
+	return &machineSetSide{in: in, base: base, spoke: base.Workload, pool: p}
 }
+
+func (s *machineSetSide) cluster() *scenarios.Cluster { return s.base }
+
+// restoresWithUpdate: OpenShift's Metal3Remediation does; the
+// external-baremetal actuator patches.
+func (s *machineSetSide) restoresWithUpdate() bool { return s.strategy != strategyAnnotation }
 
 func (s *machineSetSide) workload() client.Client { return s.spoke }
 
-func (s *machineSetSide) ensureWorker(ctx context.Context) worker {
+func (s *machineSetSide) ensureWorkers(ctx context.Context) []worker {
 	if s.name == "" {
-		By("moving the pool's hosts into the spoke's machine API namespace and creating a worker MachineSet of 1 replica")
+		By(fmt.Sprintf("moving the %s pool's hosts into the spoke's machine API namespace and creating a worker MachineSet of %d replica(s)", s.pool.name, s.pool.replicas))
 		var claims []framework.HostClaim
-		for _, h := range poolHostNames() {
-			claims = append(claims, framework.HostClaim{Cluster: s.spoke, Namespace: scenarios.MachineAPINamespace, Name: h, Labels: poolLabels()})
+		for _, h := range s.pool.hostNames() {
+			claims = append(claims, framework.HostClaim{Cluster: s.spoke, Namespace: scenarios.MachineAPINamespace, Name: h, Labels: s.pool.labels()})
 		}
 		_, err := s.in.Hosts.Claim(ctx, claims...)
 		Expect(err).NotTo(HaveOccurred())
-		ms := scenarios.WorkerMachineSet(ctx, s.spoke, setSuffix, 1)
-		Expect(scenarios.SelectHosts(ms, poolLabels())).To(Succeed())
+		ms := scenarios.WorkerMachineSet(ctx, s.spoke, s.pool.name, int32(s.pool.replicas))
+		Expect(scenarios.SelectHosts(ms, s.pool.labels())).To(Succeed())
 		Expect(s.spoke.Create(ctx, ms)).To(Succeed())
 		s.name = ms.Name
 	}
-	By("waiting for the MachineSet's Machine Running with a Ready Node")
-	var w worker
+	By("waiting for the MachineSet's Machines Running with Ready Nodes")
+	var ws []worker
 	iv := interval(s.in, "wait-machines-running")
 	Eventually(func(g Gomega) {
-		m := s.machine(ctx, g)
-		g.Expect(m.Status.Phase).To(HaveValue(Equal(machinev1beta1.PhaseRunning)), "Machine %s", m.Name)
-		g.Expect(m.Status.NodeRef).NotTo(BeNil(), "Machine %s nodeRef", m.Name)
-		scenarios.ExpectNodeReady(ctx, g, s.spoke, m.Status.NodeRef.Name)
-		w = worker{Machine: m.UID, Name: m.Name, Node: m.Status.NodeRef.Name}
+		ws = nil
+		for _, m := range s.machines(ctx, g) {
+			g.Expect(m.Status.Phase).To(HaveValue(Equal(machinev1beta1.PhaseRunning)), "Machine %s", m.Name)
+			g.Expect(m.Status.NodeRef).NotTo(BeNil(), "Machine %s nodeRef", m.Name)
+			scenarios.ExpectNodeReady(ctx, g, s.spoke, m.Status.NodeRef.Name)
+			ws = append(ws, worker{Machine: m.UID, Name: m.Name, Node: m.Status.NodeRef.Name})
+		}
 	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
-	return w
+	return ws
 }
 
-// machine is the set's one Machine that is not being deleted.
-func (s *machineSetSide) machine(ctx context.Context, g Gomega) *machinev1beta1.Machine {
+// machines are the set's Machines that are not being deleted, as many as
+// its replicas.
+func (s *machineSetSide) machines(ctx context.Context, g Gomega) []machinev1beta1.Machine {
 	list := &machinev1beta1.MachineList{}
 	g.Expect(s.spoke.List(ctx, list, client.InNamespace(scenarios.MachineAPINamespace),
 		client.MatchingLabels{mapi.MachineSetLabel: s.name})).To(Succeed())
@@ -91,30 +103,31 @@ func (s *machineSetSide) machine(ctx context.Context, g Gomega) *machinev1beta1.
 			live = append(live, m)
 		}
 	}
-	g.Expect(live).To(HaveLen(1), "Machines of %s", s.name)
-	return &live[0]
+	g.Expect(live).To(HaveLen(s.pool.replicas), "Machines of %s", s.name)
+	sort.Slice(live, func(i, j int) bool { return live[i].Name < live[j].Name })
+	return live
 }
 
 func (s *machineSetSide) machineUID(ctx context.Context, g Gomega, _ worker) types.UID {
-	return s.machine(ctx, g).UID
+	return s.machines(ctx, g)[0].UID
 }
 
-func (s *machineSetSide) record(ctx context.Context, run *scenarios.Run, w worker) {
+func (s *machineSetSide) record(ctx context.Context, run *scenarios.Run, ws []worker) {
 	ns := scenarios.MachineAPINamespace
-	s.run, s.worker = run, w
-	Expect(run.Record(ctx, s.base.WorkloadConfig, []string{ns},
-		framework.Watch{Resource: scenarios.MAPIMachines, Namespace: ns, Role: "machine", LabelSelector: mapi.MachineSetLabel + "=" + s.name},
-		framework.Watch{Resource: scenarios.BareMetalHosts, Namespace: ns, Role: "host", Interchangeable: true, LabelSelector: poolSelector()},
-		framework.Watch{Resource: mapiHealthChecks, Namespace: ns, Role: "health-check"},
-		framework.Watch{Resource: mapiMetal3Remediations, Namespace: ns, Role: "remediation"},
-		nodeIdentity(w),
-	)).To(Succeed())
+	s.run, s.workers = run, ws
+	watches := []framework.Watch{
+		{Resource: scenarios.MAPIMachines, Namespace: ns, Role: "machine", LabelSelector: mapi.MachineSetLabel + "=" + s.name},
+		{Resource: scenarios.BareMetalHosts, Namespace: ns, Role: "host", Interchangeable: true, LabelSelector: s.pool.selector()},
+		{Resource: mapiHealthChecks, Namespace: ns, Role: "health-check", FieldSelector: "metadata.name=" + s.name},
+	}
+	watches = append(watches, remediations(mapiMetal3Remediations, ns, ws)...)
+	Expect(run.Record(ctx, s.base.WorkloadConfig, []string{ns}, append(watches, nodeIdentities(ws)...)...)).To(Succeed())
 	run.SetCluster(s.base.Namespace)
 }
 
-// createHealthCheck: Ready Unknown for 10s or False for 300s makes the
+// createHealthCheck: Ready Unknown for 10s or False for 300s makes a
 // set's Machine unhealthy; the strategy decides who power-cycles it.
-func (s *machineSetSide) createHealthCheck(ctx context.Context) {
+func (s *machineSetSide) createHealthCheck(ctx context.Context, hc healthCheck) {
 	mhc := &machinev1beta1.MachineHealthCheck{
 		ObjectMeta: metav1.ObjectMeta{Name: s.name, Namespace: scenarios.MachineAPINamespace},
 		Spec: machinev1beta1.MachineHealthCheckSpec{
@@ -124,7 +137,7 @@ func (s *machineSetSide) createHealthCheck(ctx context.Context) {
 				{Type: corev1.NodeReady, Status: corev1.ConditionFalse, Timeout: metav1.Duration{Duration: notReadyAfter}},
 			},
 			NodeStartupTimeout: &metav1.Duration{Duration: nodeStartupTimeout},
-			MaxUnhealthy:       ptr.To(intstr.FromString("100%")),
+			MaxUnhealthy:       ptr.To(ptr.Deref(hc.maxUnhealthy, intstr.FromString("100%"))),
 		},
 	}
 	switch s.strategy {
@@ -136,7 +149,7 @@ func (s *machineSetSide) createHealthCheck(ctx context.Context) {
 		tmpl := &capm3v1beta1.Metal3RemediationTemplate{ObjectMeta: metav1.ObjectMeta{Name: s.name, Namespace: scenarios.MachineAPINamespace},
 			Spec: capm3v1beta1.Metal3RemediationTemplateSpec{Template: capm3v1beta1.Metal3RemediationTemplateResource{
 				Spec: capm3v1beta1.Metal3RemediationSpec{Strategy: &capm3v1beta1.RemediationStrategy{
-					Type: capm3v1beta1.RebootRemediationStrategy, RetryLimit: retryLimit, Timeout: &metav1.Duration{Duration: retryTimeout}}}}}}
+					Type: capm3v1beta1.RebootRemediationStrategy, RetryLimit: retryLimit, Timeout: &metav1.Duration{Duration: hc.retryTimeout}}}}}}
 		Expect(s.spoke.Create(ctx, tmpl)).To(Succeed())
 		mhc.Spec.RemediationTemplate = &corev1.ObjectReference{APIVersion: capm3v1beta1.GroupVersion.String(),
 			Kind: "Metal3RemediationTemplate", Name: tmpl.Name, Namespace: tmpl.Namespace}
@@ -153,7 +166,7 @@ func (s *machineSetSide) deleteHealthCheck(ctx context.Context) {
 	}
 }
 
-func (s *machineSetSide) healthCheck(ctx context.Context, g Gomega) (types.UID, healthCounts) {
+func (s *machineSetSide) healthCounts(ctx context.Context, g Gomega) (types.UID, healthCounts) {
 	mhc := &machinev1beta1.MachineHealthCheck{}
 	g.Expect(s.spoke.Get(ctx, client.ObjectKey{Namespace: scenarios.MachineAPINamespace, Name: s.name}, mhc)).To(Succeed())
 	return mhc.UID, healthCounts{expected: ptr.Deref(mhc.Status.ExpectedMachines, 0), healthy: ptr.Deref(mhc.Status.CurrentHealthy, 0),
@@ -191,13 +204,76 @@ func (s *machineSetSide) host(ctx context.Context, g Gomega, w worker) *bmov1alp
 	return bmh
 }
 
+func (s *machineSetSide) hostNamed(ctx context.Context, g Gomega, name string) *bmov1alpha1.BareMetalHost {
+	bmh := &bmov1alpha1.BareMetalHost{}
+	g.Expect(s.spoke.Get(ctx, client.ObjectKey{Namespace: scenarios.MachineAPINamespace, Name: name}, bmh)).To(Succeed())
+	return bmh
+}
+
+// markedUnhealthy: OpenShift's Metal3Remediation marks the host with
+// the v1beta1 key, capi.metal3.io/unhealthy.
+func (s *machineSetSide) markedUnhealthy(host *bmov1alpha1.BareMetalHost) bool {
+	_, ok := host.Annotations[capm3v1beta1.UnhealthyAnnotation]
+	return ok
+}
+
+func (s *machineSetSide) liveMachines(ctx context.Context, g Gomega) []worker {
+	list := &machinev1beta1.MachineList{}
+	g.Expect(s.spoke.List(ctx, list, client.InNamespace(scenarios.MachineAPINamespace),
+		client.MatchingLabels{mapi.MachineSetLabel: s.name})).To(Succeed())
+	var out []worker
+	for _, m := range list.Items {
+		if !m.DeletionTimestamp.IsZero() {
+			continue
+		}
+		w := worker{Machine: m.UID, Name: m.Name}
+		if ptr.Deref(m.Status.Phase, "") == machinev1beta1.PhaseRunning && m.Status.NodeRef != nil {
+			w.Node = m.Status.NodeRef.Name
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+func (s *machineSetSide) recordNode(ctx context.Context, run *scenarios.Run, name string) {
+	s.workers = recordJoinedNode(ctx, run, s.base.WorkloadConfig, s.workers, name)
+}
+
+func (s *machineSetSide) expectMachineHealthy(ctx context.Context, g Gomega, w worker) {
+	m := &machinev1beta1.Machine{}
+	g.Expect(s.spoke.Get(ctx, client.ObjectKey{Namespace: scenarios.MachineAPINamespace, Name: w.Name}, m)).To(Succeed())
+	g.Expect(m.Status.Phase).To(HaveValue(Equal(machinev1beta1.PhaseRunning)), "Machine %s", w.Name)
+}
+
+func (s *machineSetSide) requestState(ctx context.Context, g Gomega, w worker) string {
+	rem := &capm3v1beta1.Metal3Remediation{}
+	return requestStateOf(g, rem, s.spoke.Get(ctx, client.ObjectKey{Namespace: scenarios.MachineAPINamespace, Name: w.Name}, rem))
+}
+
+func (s *machineSetSide) deleteMachine(ctx context.Context, g Gomega, w worker) {
+	m := &machinev1beta1.Machine{ObjectMeta: metav1.ObjectMeta{Namespace: scenarios.MachineAPINamespace, Name: w.Name}}
+	g.Expect(client.IgnoreNotFound(s.spoke.Delete(ctx, m))).To(Succeed())
+}
+
+func (s *machineSetSide) setHealthCheckLimit(ctx context.Context, limit intstr.IntOrString) {
+	mhc := &machinev1beta1.MachineHealthCheck{}
+	Expect(s.spoke.Get(ctx, client.ObjectKey{Namespace: scenarios.MachineAPINamespace, Name: s.name}, mhc)).To(Succeed())
+	p := client.MergeFrom(mhc.DeepCopy())
+	mhc.Spec.MaxUnhealthy = &limit
+	Expect(s.spoke.Patch(ctx, mhc, p)).To(Succeed())
+}
+
+func (s *machineSetSide) rebootHost(ctx context.Context, w worker) {
+	hardReboot(ctx, s.spoke, s.host(ctx, Default, w))
+}
+
 func (s *machineSetSide) finish(ctx context.Context, failed bool, why string) *results.Observation {
 	in := scenarios.FinishInput{Failed: failed, Err: why, Workload: s.spoke, WorkloadConfig: s.base.WorkloadConfig,
-		NodeNames: []string{s.worker.Node},
+		NodeNames: nodeNames(s.workers),
 		// No PoolHosts: only the remediated host's BMC acts during a run,
 		// so its power timeline is compared in order, as one line.
 		AgentNamespace: s.base.Namespace,
-		HostLists:      []scenarios.HostList{{Client: s.spoke, Namespace: scenarios.MachineAPINamespace, Labels: poolLabels()}}}
+		HostLists:      []scenarios.HostList{{Client: s.spoke, Namespace: scenarios.MachineAPINamespace, Labels: s.pool.labels()}}}
 	return s.run.Finish(ctx, s.in.Lab, in)
 }
 
@@ -213,5 +289,19 @@ const (
 	notReadyAfter      = 300 * time.Second
 	nodeStartupTimeout = 10 * time.Minute
 	retryLimit         = 1
-	retryTimeout       = 10 * time.Minute
 )
+
+// healthCheck is what a sub-case's MachineHealthCheck and remediation
+// template say, alike on both flows.
+type healthCheck struct {
+	// maxUnhealthy is MAPI's maxUnhealthy and CAPI's
+	// remediation.triggerIf.unhealthyLessThanOrEqualTo; nil: no limit
+	// (MAPI's "100%", nothing under CAPI).
+	maxUnhealthy *intstr.IntOrString
+	// retryTimeout is the template's timeout of each reboot.
+	retryTimeout time.Duration
+}
+
+// rebootHealthCheck: no limit, and reboots that never time out in a run
+// (the Node is back within a minute).
+var rebootHealthCheck = healthCheck{retryTimeout: 10 * time.Minute}

@@ -11,12 +11,16 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/paritylab/paritylab/framework"
 	"github.com/paritylab/paritylab/lab/redfish"
+	"github.com/paritylab/paritylab/lab/workload/nodefence"
 	"github.com/paritylab/paritylab/results"
 	"github.com/paritylab/paritylab/scenarios"
 	"github.com/paritylab/paritylab/scenarios/day1"
@@ -35,7 +39,9 @@ const (
 )
 
 // Names are the scenario names this package's specs produce.
-func Names() []string { return []string{NameReboot, NameRebootAnnotation, NameRebootBMCOutage} }
+func Names() []string {
+	return []string{NameReboot, NameRebootAnnotation, NameRebootBMCOutage, NameStaysDead, NameShortCircuit}
+}
 
 // The BMC outage: from the moment the worker's Node stops being Ready,
 // its BMC answers every request about the server with 503; it recovers
@@ -47,36 +53,49 @@ const (
 	outageFailures = 4
 )
 
-// The worker set of each flow: one replica over a pool of its own.
-const (
-	poolHosts = 2
-	// HostsNeeded is how many lab hosts the scenario claims, both flows.
-	HostsNeeded = 2 * poolHosts
-	setSuffix   = "replace"
-)
-
-// poolLabels are the labels of the pool's hosts, which each flow's set
-// selects its hosts by: the pool alone, even where another scenario left
-// free worker hosts in the namespace.
-func poolLabels() map[string]string {
-	return map[string]string{scenarios.HostRoleLabel: scenarios.RoleWorker, scenarios.HostPoolLabel: setSuffix}
-}
-
-// poolSelector selects the pool's hosts.
-func poolSelector() string { return labels.SelectorFromSet(poolLabels()).String() }
-
-// nodeIdentity watches the worker's Node alone, by name: a Node the
+// nodeIdentities watch each worker's Node by name: a Node the
 // remediation deletes comes back with the same name.
-func nodeIdentity(w worker) framework.Watch {
-	watch := scenarios.NodeIdentities
-	watch.FieldSelector = "metadata.name=" + w.Node
-	return watch
+func nodeIdentities(ws []worker) []framework.Watch {
+	var out []framework.Watch
+	for _, w := range ws {
+		watch := scenarios.NodeIdentities
+		watch.FieldSelector = "metadata.name=" + w.Node
+		out = append(out, watch)
+	}
+	return out
 }
 
-func poolHostNames() []string {
+// recordJoinedNode has the run record the identity of a Node that
+// joined during it and compare its state at the end (ws, the workers the
+// run compares the Nodes of, with the Node added), unless it does already.
+func recordJoinedNode(ctx context.Context, run *scenarios.Run, cfg *rest.Config, ws []worker, name string) []worker {
+	for _, w := range ws {
+		if w.Node == name {
+			return ws
+		}
+	}
+	joined := worker{Node: name}
+	Expect(run.Record(ctx, cfg, nil, nodeIdentities([]worker{joined})...)).To(Succeed())
+	return append(ws, joined)
+}
+
+// remediations watch the remediation request of each worker by name (a
+// request is named after its Machine), so that a request another
+// sub-case left behind (CAPM3's, once it gave up, stays with its Machine)
+// is not this run's.
+func remediations(resource schema.GroupVersionResource, namespace string, ws []worker) []framework.Watch {
+	var out []framework.Watch
+	for _, w := range ws {
+		out = append(out, framework.Watch{Resource: resource, Namespace: namespace, Role: "remediation", FieldSelector: "metadata.name=" + w.Name})
+	}
+	return out
+}
+
+// nodeNames are the workers' Nodes' names.
+func nodeNames(ws []worker) []string {
 	var out []string
-	for i := range poolHosts {
-		out = append(out, fmt.Sprintf("replace-%d", i))
+	for _, w := range ws {
+		out = append(out, w.Node)
 	}
 	return out
 }
@@ -97,6 +116,7 @@ const (
 	propertyNodeUID      = "remediation.nodeUID"
 	propertyOutOfService = "remediation.outOfServiceTaint"
 	propertyNodeMetadata = "remediation.adminLabelAndAnnotation"
+	propertyRefused      = "remediation.refusedRestores"
 	propertyMachine      = "remediation.machine"
 	propertyHealthBefore = "status.before"
 	propertyHealthDuring = "status.during"
@@ -126,7 +146,7 @@ func Milestones(scenario string) []results.Milestone {
 func Fixture() results.Fixture {
 	f := day1.Fixture()
 	f.Name = "local-3cp-2w-replace"
-	f.Shape["replacePool"] = poolHosts
+	f.Shape["replacePool"] = rebootPool.hosts
 	return f
 }
 
@@ -135,6 +155,9 @@ type worker struct {
 	Machine types.UID
 	Name    string
 	Node    string
+	// Host names its BareMetalHost, once the scenario needs it after the
+	// Machine is gone.
+	Host string
 }
 
 // healthCounts are a MachineHealthCheck's status counts.
@@ -154,20 +177,53 @@ const (
 
 // side is one flow's worker set and health check.
 type side interface {
-	// ensureWorker makes the worker set (once) and waits for its one
-	// machine Running with a Ready Node.
-	ensureWorker(ctx context.Context) worker
+	// ensureWorkers makes the worker set (once) and waits for its
+	// machines Running with Ready Nodes.
+	ensureWorkers(ctx context.Context) []worker
 	// record starts the run's recorders on the worker set's Machines, the
-	// pool's hosts, w's Node and the health check's objects.
-	record(ctx context.Context, run *scenarios.Run, w worker)
+	// pool's hosts, the workers' Nodes (identity: only one may be named,
+	// as a field selector names one) and the health check's objects.
+	record(ctx context.Context, run *scenarios.Run, ws []worker)
 	// createHealthCheck makes the MachineHealthCheck (and template).
-	createHealthCheck(ctx context.Context)
+	createHealthCheck(ctx context.Context, hc healthCheck)
 	deleteHealthCheck(ctx context.Context)
-	healthCheck(ctx context.Context, g Gomega) (types.UID, healthCounts)
+	healthCounts(ctx context.Context, g Gomega) (types.UID, healthCounts)
 	// requested tells whether a remediation of w is asked for.
 	requested(ctx context.Context, g Gomega, w worker) bool
 	host(ctx context.Context, g Gomega, w worker) *bmov1alpha1.BareMetalHost
+	// hostNamed is a host of the set's pool by name.
+	hostNamed(ctx context.Context, g Gomega, name string) *bmov1alpha1.BareMetalHost
+	// markedUnhealthy: the host carries the annotation by which the
+	// remediation marks a host it gave up on.
+	markedUnhealthy(host *bmov1alpha1.BareMetalHost) bool
+	// liveMachines are the set's Machines not being deleted, however
+	// many; Node is set once the Machine is Running with a nodeRef.
+	liveMachines(ctx context.Context, g Gomega) []worker
+	// recordNode adds a Node that joined during the run to what it
+	// records and compares.
+	recordNode(ctx context.Context, run *scenarios.Run, name string)
+	// expectMachineHealthy: w's Machine says it is healthy again, as far
+	// as its API tells (CAPI: Ready and HealthCheckSucceeded True; a MAPI
+	// Machine reports no node health, only its phase, Running).
+	expectMachineHealthy(ctx context.Context, g Gomega, w worker)
+	// requestState says what became of w's remediation request:
+	// requestGone, requestLive, or being deleted and held by which
+	// finalizers.
+	requestState(ctx context.Context, g Gomega, w worker) string
+	// deleteMachine deletes w's Machine, as an admin does.
+	deleteMachine(ctx context.Context, g Gomega, w worker)
+	// setHealthCheckLimit sets how many unhealthy Machines the health
+	// check still remediates (MAPI maxUnhealthy, CAPI
+	// triggerIf.unhealthyLessThanOrEqualTo).
+	setHealthCheckLimit(ctx context.Context, limit intstr.IntOrString)
+	// rebootHost has w's BareMetalHost power-cycle its server once, hard
+	// (reboot.metal3.io).
+	rebootHost(ctx context.Context, w worker)
 	machineUID(ctx context.Context, g Gomega, w worker) types.UID
+	// restoresWithUpdate: the remediation deletes the Node and writes its
+	// labels and annotations back with one update (startFence).
+	restoresWithUpdate() bool
+	cluster() *scenarios.Cluster
 	workload() client.Client
 	finish(ctx context.Context, failed bool, why string) *results.Observation
 }
@@ -177,6 +233,10 @@ type side interface {
 // the remediation until the worker is back.
 func runReboot(ctx context.Context, in scenarios.Input, run *scenarios.Run, s side, w worker, mhcUID types.UID) {
 	node := markNode(ctx, s.workload(), w.Node)
+	var fence *nodefence.Fence
+	if s.restoresWithUpdate() {
+		fence = startFence(ctx, s, w)
+	}
 	By("hanging the worker's server through its BMC")
 	hungAt := time.Now()
 	Expect(scenarios.HangHost(ctx, in.Lab, s.host(ctx, Default, w), redfish.HangUntilPowerOff)).To(Succeed())
@@ -185,7 +245,48 @@ func runReboot(ctx context.Context, in scenarios.Input, run *scenarios.Run, s si
 	f := follow{run: run, s: s, w: w, node: node, mhc: mhcUID, lab: in.Lab, outage: run.Scenario == NameRebootBMCOutage, hungAt: hungAt}
 	iv := interval(in, "wait-machines-running")
 	Eventually(func(g Gomega) { f.step(ctx, g) }).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(time.Second).Should(Succeed())
+	if fence != nil {
+		expectFenceKeptOrder(fence.Report())
+	}
 	f.record()
+	refused, err := scenarios.RefusedRestores(scenarios.RefusedRestoresInput{Lab: in.Lab, Cluster: s.cluster(), Node: w.Node, Label: adminLabel, Since: run.Started})
+	Expect(err).NotTo(HaveOccurred())
+	run.SetProperty(w.Machine, propertyRefused, orNone(refused))
+}
+
+// startFence puts the lab's node fence on the worker's Node (marked by
+// the admin label) for the run, so that the remediation's restore of the
+// recreated Node's labels and annotations lands before any other write
+// to it: OpenShift's Metal3Remediation writes them back with one update
+// from its cache and only logs a conflict, so a run in which the kubelet
+// or a controller wrote the young Node in between would lose them, now
+// and then. Only a flow whose remediation recreates the Node and
+// restores it with an update gets a fence: the external-baremetal path
+// patches (no conflict is possible) once the Machine controller hears of
+// the new Node, which needs nodelink's write to it first, and CAPM3 keeps
+// the Node.
+func startFence(ctx context.Context, s side, w worker) *nodefence.Fence {
+	By("holding other writes to the worker's Node, once recreated, until the remediation restored it")
+	fence, err := nodefence.Start(ctx, nodefence.Options{Config: s.cluster().WorkloadConfig, Node: w.Node, Marker: adminLabel,
+		Mode: nodefence.RestoreFirst, Logger: GinkgoLogr.WithName("node-fence")})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func(ctx SpecContext) { Expect(fence.Stop(ctx)).To(Succeed()) })
+	return fence
+}
+
+// expectFenceKeptOrder fails the run when the fence did not choose the
+// order of the writes: a hold that ran out let a write land before the
+// restore, as chance would have.
+func expectFenceKeptOrder(r nodefence.Report) {
+	Expect(r.Errors).To(BeEmpty(), "the node fence's own reads and writes")
+	Expect(r.HoldsRunOut).To(BeZero(), "writes the node fence let go before any restore, the order left to chance (%+v)", r)
+}
+
+func orNone(items []string) string {
+	if len(items) == 0 {
+		return "none"
+	}
+	return strings.Join(items, "; ")
 }
 
 // follow watches one remediation from the hang to its end, reaching the
@@ -211,7 +312,7 @@ type follow struct {
 func (f *follow) step(ctx context.Context, g Gomega) {
 	if !f.requested && f.s.requested(ctx, g, f.w) {
 		f.requested = true
-		_, counts := f.s.healthCheck(ctx, g)
+		_, counts := f.s.healthCounts(ctx, g)
 		f.during = counts.String()
 		f.run.Reach(milestoneRequested)
 	}
@@ -245,7 +346,7 @@ func (f *follow) step(ctx context.Context, g Gomega) {
 		// after Ready: the run ends with the Node back in service.
 		g.Expect(hasTaint(f.last, taint)).To(BeFalse(), "the %s taint is gone", taint)
 	}
-	_, counts := f.s.healthCheck(ctx, g)
+	_, counts := f.s.healthCounts(ctx, g)
 	g.Expect(counts.healthy).To(Equal(counts.expected), "every machine healthy: %s", counts)
 	f.run.Reach(milestoneRemediated)
 }
@@ -291,13 +392,45 @@ func seen(b bool) string {
 
 // finishRun records what the health check and the Machine are at the end.
 func finishRun(ctx context.Context, run *scenarios.Run, s side, w worker) {
-	mhc, after := s.healthCheck(ctx, Default)
+	mhc, after := s.healthCounts(ctx, Default)
 	run.SetProperty(mhc, propertyHealthAfter, after.String())
 	same := "same"
 	if s.machineUID(ctx, Default, w) != w.Machine {
 		same = "replaced"
 	}
 	run.SetProperty(w.Machine, propertyMachine, same)
+}
+
+// What a remediation request is at the end of a run (side.requestState).
+const (
+	requestGone = "gone"
+	requestLive = "live"
+)
+
+// requestStateOf describes a remediation request got with err.
+func requestStateOf(g Gomega, obj client.Object, err error) string {
+	if apierrors.IsNotFound(err) {
+		return requestGone
+	}
+	g.Expect(err).NotTo(HaveOccurred())
+	if obj.GetDeletionTimestamp().IsZero() {
+		return requestLive
+	}
+	return "being deleted, held by its finalizer " + strings.Join(obj.GetFinalizers(), ", ")
+}
+
+// expectInService: the Node is Ready, the node lifecycle controller's
+// taints are gone (it lifts them seconds after Ready) and the health
+// check counts every machine of the set healthy.
+func expectInService(ctx context.Context, g Gomega, s side, name string) {
+	node := &corev1.Node{}
+	g.Expect(s.workload().Get(ctx, client.ObjectKey{Name: name}, node)).To(Succeed())
+	g.Expect(scenarios.NodeReady(node)).To(BeTrue(), "Node %s Ready", name)
+	for _, taint := range []string{corev1.TaintNodeOutOfService, corev1.TaintNodeUnreachable, corev1.TaintNodeNotReady} {
+		g.Expect(hasTaint(node, taint)).To(BeFalse(), "Node %s taint %s", name, taint)
+	}
+	_, counts := s.healthCounts(ctx, g)
+	g.Expect(counts.healthy).To(Equal(counts.expected), "every machine healthy: %s", counts)
 }
 
 // markNode puts a label and an annotation on the Node as an admin would,
@@ -317,17 +450,29 @@ func markNode(ctx context.Context, c client.Client, name string) *corev1.Node {
 	return node
 }
 
-func waitHealthy(ctx context.Context, in scenarios.Input, s side) (types.UID, healthCounts) {
-	By("waiting for the MachineHealthCheck to count the worker healthy")
+func waitHealthy(ctx context.Context, in scenarios.Input, s side, workers int) (types.UID, healthCounts) {
+	By(fmt.Sprintf("waiting for the MachineHealthCheck to count the %d worker(s) healthy", workers))
 	var uid types.UID
 	var counts healthCounts
 	iv := interval(in, "wait-object")
 	Eventually(func(g Gomega) {
-		uid, counts = s.healthCheck(ctx, g)
-		g.Expect(counts.expected).To(Equal(1))
-		g.Expect(counts.healthy).To(Equal(1))
+		uid, counts = s.healthCounts(ctx, g)
+		g.Expect(counts.expected).To(Equal(workers))
+		g.Expect(counts.healthy).To(Equal(workers))
 	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
 	return uid, counts
+}
+
+// hardReboot asks the bare-metal operator for one hard power cycle of a
+// host (the reboot annotation without a suffix, which it removes once the
+// host is off).
+func hardReboot(ctx context.Context, c client.Client, host *bmov1alpha1.BareMetalHost) {
+	p := client.MergeFrom(host.DeepCopy())
+	if host.Annotations == nil {
+		host.Annotations = map[string]string{}
+	}
+	host.Annotations[bmov1alpha1.RebootAnnotationPrefix] = `{"mode":"hard"}`
+	Expect(c.Patch(ctx, host, p)).To(Succeed())
 }
 
 func hasTaint(node *corev1.Node, key string) bool {
@@ -357,7 +502,7 @@ func Spec(inputGetter func() scenarios.Input) {
 			in := inputGetter()
 			base := day1.Cluster(ctx, in, results.FlowMAPI)
 			if mapiSide == nil || mapiSide.base != base {
-				mapiSide = newMachineSetSide(in, base)
+				mapiSide = newMachineSetSide(in, base, rebootPool)
 			}
 			mapiSide.strategy = how
 			rebootSpec(ctx, in, name, results.FlowMAPI, mapiSide)
@@ -369,13 +514,27 @@ func Spec(inputGetter func() scenarios.Input) {
 		"MAPI flow: a worker's server hangs; a MachineHealthCheck with the external-baremetal strategy power-cycles it")
 	mapiSpec(NameRebootBMCOutage, strategyMetal3Remediation,
 		"MAPI flow: a worker's server hangs and its BMC fails for a while; a MachineHealthCheck with a Metal3RemediationTemplate power-cycles it")
+	It("MAPI flow: a worker's server stays dead; a MachineHealthCheck with a Metal3RemediationTemplate reboots it twice, gives up and the Machine is replaced", func(ctx SpecContext) {
+		in := inputGetter()
+		base := day1.Cluster(ctx, in, results.FlowMAPI)
+		if mapiSide == nil || mapiSide.base != base {
+			mapiSide = newMachineSetSide(in, base, rebootPool)
+		}
+		mapiSide.strategy = strategyMetal3Remediation
+		staysDeadSpec(ctx, in, results.FlowMAPI, mapiSide)
+	}, SpecTimeout(30*time.Minute))
+	It("MAPI flow: two of three workers' servers hang; a MachineHealthCheck with maxUnhealthy 1 remediates neither", func(ctx SpecContext) {
+		in := inputGetter()
+		s := newMachineSetSide(in, day1.Cluster(ctx, in, results.FlowMAPI), shortCircuitPool)
+		shortCircuitSpec(ctx, in, results.FlowMAPI, s)
+	}, SpecTimeout(30*time.Minute))
 	var capiSide *machineDeploymentSide
 	capiSpec := func(name string, title string, alsoAs ...string) {
 		It(title, func(ctx SpecContext) {
 			in := inputGetter()
 			base := day1.Cluster(ctx, in, results.FlowCAPI)
 			if capiSide == nil || capiSide.base != base {
-				capiSide = newMachineDeploymentSide(in, base)
+				capiSide = newMachineDeploymentSide(in, base, rebootPool)
 			}
 			rebootSpec(ctx, in, name, results.FlowCAPI, capiSide, alsoAs...)
 		}, SpecTimeout(30*time.Minute))
@@ -384,6 +543,19 @@ func Spec(inputGetter func() scenarios.Input) {
 		NameRebootAnnotation)
 	capiSpec(NameRebootBMCOutage,
 		"CAPI flow: a worker's server hangs and its BMC fails for a while; a MachineHealthCheck with CAPM3's Metal3RemediationTemplate power-cycles it")
+	It("CAPI flow: a worker's server stays dead; a MachineHealthCheck with CAPM3's Metal3RemediationTemplate reboots it twice and gives up", func(ctx SpecContext) {
+		in := inputGetter()
+		base := day1.Cluster(ctx, in, results.FlowCAPI)
+		if capiSide == nil || capiSide.base != base {
+			capiSide = newMachineDeploymentSide(in, base, rebootPool)
+		}
+		staysDeadSpec(ctx, in, results.FlowCAPI, capiSide)
+	}, SpecTimeout(30*time.Minute))
+	It("CAPI flow: two of three workers' servers hang; a MachineHealthCheck with unhealthyLessThanOrEqualTo 1 remediates neither", func(ctx SpecContext) {
+		in := inputGetter()
+		s := newMachineDeploymentSide(in, day1.Cluster(ctx, in, results.FlowCAPI), shortCircuitPool)
+		shortCircuitSpec(ctx, in, results.FlowCAPI, s)
+	}, SpecTimeout(30*time.Minute))
 	for _, name := range Names() {
 		scenarios.DiffSpec(name, inputGetter)
 	}
@@ -396,16 +568,16 @@ func rebootSpec(ctx SpecContext, in scenarios.Input, name string, flow results.F
 	// The set-up, not compared: the worker, and the health check counting
 	// it healthy (CAPI's takes some 15 s longer to report its first
 	// status; the run is about the failure and what follows).
-	w := s.ensureWorker(ctx)
+	w := s.ensureWorkers(ctx)[0]
 	// Cleanups run last first: the observation is kept before the health
 	// check goes, so that its deletion is not part of the run.
 	DeferCleanup(func(ctx SpecContext) { s.deleteHealthCheck(ctx) })
-	s.createHealthCheck(ctx)
-	mhcUID, before := waitHealthy(ctx, in, s)
+	s.createHealthCheck(ctx, rebootHealthCheck)
+	mhcUID, before := waitHealthy(ctx, in, s, 1)
 
 	run := scenarios.NewRun(name, flow, Fixture(), Milestones(name))
 	run.EventsOnlyFromStart = true
-	s.record(ctx, run, w)
+	s.record(ctx, run, []worker{w})
 	run.SetProperty(mhcUID, propertyHealthBefore, before.String())
 	DeferCleanup(func(ctx SpecContext) {
 		scenarios.KeepObservation(ctx, in, func(ctx context.Context, failed bool, why string) *results.Observation {

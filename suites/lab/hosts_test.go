@@ -97,9 +97,15 @@ var _ = Describe("Virtual bare-metal hosts", Label("lab", "hosts"), Ordered, fun
 		}).WithContext(ctx).Should(Equal(gfredfish.OffPowerState))
 	}, SpecTimeout(3*time.Minute))
 
-	ztpSpecs()
-	mapiSpecs()
-	capiSpecs()
+	// The flows on the lab's hosts (label flows): ZTP, MAPI and CAPI
+	// installs, scaling and remediation, which the parity suite runs at
+	// full length too; CI leaves them out of this suite to stay within
+	// its budget (.ci/run).
+	Context("the flows on the lab's hosts", Label("flows"), func() {
+		ztpSpecs()
+		mapiSpecs()
+		capiSpecs()
+	})
 })
 
 // redfishSystem logs into a hub BareMetalHost's BMC with its Secret, as
