@@ -31,8 +31,8 @@ GO_TEST_FLAGS ?= -race=false -timeout=20m
 E2E_SUITE ?= ./suites/parity
 # An empty E2E_LABEL_FILTER runs every scenario.
 E2E_LABEL_FILTER ?=
-# The whole parity suite takes about 50 minutes on 2 cores under TCG
-# (the replacement sub-cases some 30 of them); the timeout bounds a hung
+# The whole parity suite takes about 35 minutes on 2 cores under TCG
+# (the replacement sub-cases some 20 of them); the timeout bounds a hung
 # run within CI's budget.
 E2E_TIMEOUT ?= 65m
 E2E_CONFIG ?= $(CURDIR)/ci/e2e/local.yaml

@@ -19,7 +19,6 @@ func replacementMutations() []mutation {
 		annotation = "replacement-reboot-annotation"
 		outage     = "replacement-reboot-bmc-outage"
 		dead       = "replacement-stays-dead"
-		short      = "replacement-short-circuit"
 	)
 	return []mutation{
 		{"capi-admin-label-lost", reboot, capiAdminLabelLost, []string{"objects/machine/properties"}},
@@ -33,7 +32,6 @@ func replacementMutations() []mutation {
 		{"capi-bmc-recovered-late", outage, capiBMCRecoveredLate, []string{"durations/bmc-recovered", "durations/total"}},
 		{"capi-replacement-on-dead-host", dead, capiReplacementOnDeadHost, []string{"objects/machine/properties"}},
 		{"mapi-gave-up-host-unmarked", dead, mapiGaveUpHostUnmarked, []string{"hosts/annotations"}},
-		{"capi-short-circuit-remediates", short, capiShortCircuitRemediates, []string{"objects/health-check/properties"}},
 	}
 }
 
@@ -126,11 +124,4 @@ func mapiGaveUpHostUnmarked(t *testing.T, m, c *Observation) {
 		}
 	}
 	t.Fatal("no MAPI host marked unhealthy")
-}
-
-// CAPI's MachineHealthCheck would have remediated one of the two.
-func capiShortCircuitRemediates(t *testing.T, m, c *Observation) {
-	mhc := findObject(t, c, "health-check", func(obj *Object) bool { return obj.Properties["status.during"] != "" })
-	noDrift(t, mhc.Properties["status.during"] == "expected=3 healthy=1 remediationsAllowed=0", "CAPI short-circuit status")
-	mhc.Properties["status.during"] = "expected=3 healthy=1 remediationsAllowed=1"
 }

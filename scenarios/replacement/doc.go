@@ -24,11 +24,6 @@
 //     hand when none comes within a minute (CAPI: CAPM3 sets only the
 //     deprecated v1beta1 OwnerRemediated condition, which CAPI's
 //     MachineSet does not read), and records which way it came.
-//   - replacement-short-circuit: two of a set's three workers hang; the
-//     MachineHealthCheck, made once both are unreachable, allows one
-//     unhealthy Machine (MAPI maxUnhealthy, CAPI
-//     triggerIf.unhealthyLessThanOrEqualTo) and remediates neither; the
-//     run ends once the limit is 0 and both are power-cycled and healthy.
 //
 // In the runs of OpenShift's Metal3Remediation the lab's node fence
 // (lab/workload/nodefence) holds every other write to the Node the
@@ -41,8 +36,8 @@
 //
 // Each flow adds worker sets over pools of hosts of their own (a
 // MachineSet in the spoke, a MachineDeployment on the hub, both selecting
-// hosts by the pool's labels): one replica for the reboot sub-cases,
-// three for the short-circuit; hosts the machine API manages with their
+// hosts by the pool's labels): one replica over two hosts, the second
+// the spare a replacement takes; hosts the machine API manages with their
 // BMC, as remediation needs. A run compares the set's Machines, the
 // pool's hosts, the workers' Nodes and the events from its start only;
 // the day-1 cluster it starts from is day1's to compare.

@@ -13,10 +13,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/paritylab/paritylab/framework"
@@ -228,14 +226,6 @@ func (s *machineDeploymentSide) recordNode(ctx context.Context, run *scenarios.R
 	s.workers = recordJoinedNode(ctx, run, s.base.WorkloadConfig, s.workers, name)
 }
 
-func (s *machineDeploymentSide) expectMachineHealthy(ctx context.Context, g Gomega, w worker) {
-	m := &clusterv1.Machine{}
-	g.Expect(s.hub.Get(ctx, client.ObjectKey{Namespace: s.base.Namespace, Name: w.Name}, m)).To(Succeed())
-	for _, t := range []string{clusterv1.ReadyCondition, clusterv1.MachineHealthCheckSucceededCondition} {
-		g.Expect(conditions.IsTrue(m, t)).To(BeTrue(), "Machine %s %s", w.Name, t)
-	}
-}
-
 func (s *machineDeploymentSide) requestState(ctx context.Context, g Gomega, w worker) string {
 	rem := &capm3v1beta2.Metal3Remediation{}
 	return requestStateOf(g, rem, s.hub.Get(ctx, client.ObjectKey{Namespace: s.base.Namespace, Name: w.Name}, rem))
@@ -244,18 +234,6 @@ func (s *machineDeploymentSide) requestState(ctx context.Context, g Gomega, w wo
 func (s *machineDeploymentSide) deleteMachine(ctx context.Context, g Gomega, w worker) {
 	m := &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Namespace: s.base.Namespace, Name: w.Name}}
 	g.Expect(client.IgnoreNotFound(s.hub.Delete(ctx, m))).To(Succeed())
-}
-
-func (s *machineDeploymentSide) setHealthCheckLimit(ctx context.Context, limit intstr.IntOrString) {
-	mhc := &clusterv1.MachineHealthCheck{}
-	Expect(s.hub.Get(ctx, client.ObjectKey{Namespace: s.base.Namespace, Name: s.name}, mhc)).To(Succeed())
-	p := client.MergeFrom(mhc.DeepCopy())
-	mhc.Spec.Remediation.TriggerIf.UnhealthyLessThanOrEqualTo = &limit
-	Expect(s.hub.Patch(ctx, mhc, p)).To(Succeed())
-}
-
-func (s *machineDeploymentSide) rebootHost(ctx context.Context, w worker) {
-	hardReboot(ctx, s.hub, s.host(ctx, Default, w))
 }
 
 func (s *machineDeploymentSide) finish(ctx context.Context, failed bool, why string) *results.Observation {

@@ -239,12 +239,6 @@ func (s *machineSetSide) recordNode(ctx context.Context, run *scenarios.Run, nam
 	s.workers = recordJoinedNode(ctx, run, s.base.WorkloadConfig, s.workers, name)
 }
 
-func (s *machineSetSide) expectMachineHealthy(ctx context.Context, g Gomega, w worker) {
-	m := &machinev1beta1.Machine{}
-	g.Expect(s.spoke.Get(ctx, client.ObjectKey{Namespace: scenarios.MachineAPINamespace, Name: w.Name}, m)).To(Succeed())
-	g.Expect(m.Status.Phase).To(HaveValue(Equal(machinev1beta1.PhaseRunning)), "Machine %s", w.Name)
-}
-
 func (s *machineSetSide) requestState(ctx context.Context, g Gomega, w worker) string {
 	rem := &capm3v1beta1.Metal3Remediation{}
 	return requestStateOf(g, rem, s.spoke.Get(ctx, client.ObjectKey{Namespace: scenarios.MachineAPINamespace, Name: w.Name}, rem))
@@ -253,18 +247,6 @@ func (s *machineSetSide) requestState(ctx context.Context, g Gomega, w worker) s
 func (s *machineSetSide) deleteMachine(ctx context.Context, g Gomega, w worker) {
 	m := &machinev1beta1.Machine{ObjectMeta: metav1.ObjectMeta{Namespace: scenarios.MachineAPINamespace, Name: w.Name}}
 	g.Expect(client.IgnoreNotFound(s.spoke.Delete(ctx, m))).To(Succeed())
-}
-
-func (s *machineSetSide) setHealthCheckLimit(ctx context.Context, limit intstr.IntOrString) {
-	mhc := &machinev1beta1.MachineHealthCheck{}
-	Expect(s.spoke.Get(ctx, client.ObjectKey{Namespace: scenarios.MachineAPINamespace, Name: s.name}, mhc)).To(Succeed())
-	p := client.MergeFrom(mhc.DeepCopy())
-	mhc.Spec.MaxUnhealthy = &limit
-	Expect(s.spoke.Patch(ctx, mhc, p)).To(Succeed())
-}
-
-func (s *machineSetSide) rebootHost(ctx context.Context, w worker) {
-	hardReboot(ctx, s.spoke, s.host(ctx, Default, w))
 }
 
 func (s *machineSetSide) finish(ctx context.Context, failed bool, why string) *results.Observation {

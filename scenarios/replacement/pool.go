@@ -24,12 +24,10 @@ type pool struct {
 var (
 	// rebootPool: one worker and a spare, for the reboot sub-cases.
 	rebootPool = pool{name: "replace", hosts: 2, replicas: 1}
-	// shortCircuitPool: three workers, two of which fail.
-	shortCircuitPool = pool{name: "shortc", hosts: 3, replicas: 3}
 )
 
 // HostsNeeded is how many lab hosts the scenario claims, both flows.
-const HostsNeeded = 2 * (2 + 3)
+const HostsNeeded = 2 * 2
 
 // labels are the labels of the pool's hosts, which the set selects its
 // hosts by.

@@ -14,7 +14,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -40,7 +39,7 @@ const (
 
 // Names are the scenario names this package's specs produce.
 func Names() []string {
-	return []string{NameReboot, NameRebootAnnotation, NameRebootBMCOutage, NameStaysDead, NameShortCircuit}
+	return []string{NameReboot, NameRebootAnnotation, NameRebootBMCOutage, NameStaysDead}
 }
 
 // The BMC outage: from the moment the worker's Node stops being Ready,
@@ -202,23 +201,12 @@ type side interface {
 	// recordNode adds a Node that joined during the run to what it
 	// records and compares.
 	recordNode(ctx context.Context, run *scenarios.Run, name string)
-	// expectMachineHealthy: w's Machine says it is healthy again, as far
-	// as its API tells (CAPI: Ready and HealthCheckSucceeded True; a MAPI
-	// Machine reports no node health, only its phase, Running).
-	expectMachineHealthy(ctx context.Context, g Gomega, w worker)
 	// requestState says what became of w's remediation request:
 	// requestGone, requestLive, or being deleted and held by which
 	// finalizers.
 	requestState(ctx context.Context, g Gomega, w worker) string
 	// deleteMachine deletes w's Machine, as an admin does.
 	deleteMachine(ctx context.Context, g Gomega, w worker)
-	// setHealthCheckLimit sets how many unhealthy Machines the health
-	// check still remediates (MAPI maxUnhealthy, CAPI
-	// triggerIf.unhealthyLessThanOrEqualTo).
-	setHealthCheckLimit(ctx context.Context, limit intstr.IntOrString)
-	// rebootHost has w's BareMetalHost power-cycle its server once, hard
-	// (reboot.metal3.io).
-	rebootHost(ctx context.Context, w worker)
 	machineUID(ctx context.Context, g Gomega, w worker) types.UID
 	// restoresWithUpdate: the remediation deletes the Node and writes its
 	// labels and annotations back with one update (startFence).
@@ -463,18 +451,6 @@ func waitHealthy(ctx context.Context, in scenarios.Input, s side, workers int) (
 	return uid, counts
 }
 
-// hardReboot asks the bare-metal operator for one hard power cycle of a
-// host (the reboot annotation without a suffix, which it removes once the
-// host is off).
-func hardReboot(ctx context.Context, c client.Client, host *bmov1alpha1.BareMetalHost) {
-	p := client.MergeFrom(host.DeepCopy())
-	if host.Annotations == nil {
-		host.Annotations = map[string]string{}
-	}
-	host.Annotations[bmov1alpha1.RebootAnnotationPrefix] = `{"mode":"hard"}`
-	Expect(c.Patch(ctx, host, p)).To(Succeed())
-}
-
 func hasTaint(node *corev1.Node, key string) bool {
 	if node == nil {
 		return false
@@ -523,11 +499,6 @@ func Spec(inputGetter func() scenarios.Input) {
 		mapiSide.strategy = strategyMetal3Remediation
 		staysDeadSpec(ctx, in, results.FlowMAPI, mapiSide)
 	}, SpecTimeout(30*time.Minute))
-	It("MAPI flow: two of three workers' servers hang; a MachineHealthCheck with maxUnhealthy 1 remediates neither", func(ctx SpecContext) {
-		in := inputGetter()
-		s := newMachineSetSide(in, day1.Cluster(ctx, in, results.FlowMAPI), shortCircuitPool)
-		shortCircuitSpec(ctx, in, results.FlowMAPI, s)
-	}, SpecTimeout(30*time.Minute))
 	var capiSide *machineDeploymentSide
 	capiSpec := func(name string, title string, alsoAs ...string) {
 		It(title, func(ctx SpecContext) {
@@ -550,11 +521,6 @@ func Spec(inputGetter func() scenarios.Input) {
 			capiSide = newMachineDeploymentSide(in, base, rebootPool)
 		}
 		staysDeadSpec(ctx, in, results.FlowCAPI, capiSide)
-	}, SpecTimeout(30*time.Minute))
-	It("CAPI flow: two of three workers' servers hang; a MachineHealthCheck with unhealthyLessThanOrEqualTo 1 remediates neither", func(ctx SpecContext) {
-		in := inputGetter()
-		s := newMachineDeploymentSide(in, day1.Cluster(ctx, in, results.FlowCAPI), shortCircuitPool)
-		shortCircuitSpec(ctx, in, results.FlowCAPI, s)
 	}, SpecTimeout(30*time.Minute))
 	for _, name := range Names() {
 		scenarios.DiffSpec(name, inputGetter)
