@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/paritylab/paritylab/framework"
@@ -224,6 +225,14 @@ func (s *machineDeploymentSide) liveMachines(ctx context.Context, g Gomega) []wo
 
 func (s *machineDeploymentSide) recordNode(ctx context.Context, run *scenarios.Run, name string) {
 	s.workers = recordJoinedNode(ctx, run, s.base.WorkloadConfig, s.workers, name)
+}
+
+func (s *machineDeploymentSide) expectMachineHealthy(ctx context.Context, g Gomega, w worker) {
+	m := &clusterv1.Machine{}
+	g.Expect(s.hub.Get(ctx, client.ObjectKey{Namespace: s.base.Namespace, Name: w.Name}, m)).To(Succeed())
+	for _, t := range []string{clusterv1.ReadyCondition, clusterv1.MachineHealthCheckSucceededCondition} {
+		g.Expect(conditions.IsTrue(m, t)).To(BeTrue(), "Machine %s %s", w.Name, t)
+	}
 }
 
 func (s *machineDeploymentSide) requestState(ctx context.Context, g Gomega, w worker) string {

@@ -239,6 +239,12 @@ func (s *machineSetSide) recordNode(ctx context.Context, run *scenarios.Run, nam
 	s.workers = recordJoinedNode(ctx, run, s.base.WorkloadConfig, s.workers, name)
 }
 
+func (s *machineSetSide) expectMachineHealthy(ctx context.Context, g Gomega, w worker) {
+	m := &machinev1beta1.Machine{}
+	g.Expect(s.spoke.Get(ctx, client.ObjectKey{Namespace: scenarios.MachineAPINamespace, Name: w.Name}, m)).To(Succeed())
+	g.Expect(m.Status.Phase).To(HaveValue(Equal(machinev1beta1.PhaseRunning)), "Machine %s", w.Name)
+}
+
 func (s *machineSetSide) requestState(ctx context.Context, g Gomega, w worker) string {
 	rem := &capm3v1beta1.Metal3Remediation{}
 	return requestStateOf(g, rem, s.spoke.Get(ctx, client.ObjectKey{Namespace: scenarios.MachineAPINamespace, Name: w.Name}, rem))

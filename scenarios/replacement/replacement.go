@@ -201,6 +201,11 @@ type side interface {
 	// recordNode adds a Node that joined during the run to what it
 	// records and compares.
 	recordNode(ctx context.Context, run *scenarios.Run, name string)
+	// expectMachineHealthy: w's Machine says it is healthy again, as far
+	// as its API tells (CAPI: Ready and HealthCheckSucceeded True, which
+	// the health check writes when it deletes the remediation request; a
+	// MAPI Machine reports no node health, only its phase, Running).
+	expectMachineHealthy(ctx context.Context, g Gomega, w worker)
 	// requestState says what became of w's remediation request:
 	// requestGone, requestLive, or being deleted and held by which
 	// finalizers.
@@ -336,6 +341,9 @@ func (f *follow) step(ctx context.Context, g Gomega) {
 	}
 	_, counts := f.s.healthCounts(ctx, g)
 	g.Expect(counts.healthy).To(Equal(counts.expected), "every machine healthy: %s", counts)
+	// The Machine's own summary follows the health check's by a
+	// reconcile of the Machine controller; the run ends on both.
+	f.s.expectMachineHealthy(ctx, g, f.w)
 	f.run.Reach(milestoneRemediated)
 }
 
