@@ -97,7 +97,7 @@ func TestRegistryDeclaresScenariosAndCatalogueStaysOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(reg.Scenarios(), ","); got != "day1,day2-scale,replacement-reboot,replacement-reboot-annotation,replacement-reboot-bmc-outage,replacement-stays-dead" {
+	if got := strings.Join(reg.Scenarios(), ","); got != "day1,day2-scale,replacement-reboot,replacement-reboot-annotation,replacement-reboot-bmc-outage,replacement-stays-dead,replacement-control-plane" {
 		t.Errorf("declared scenarios %q", got)
 	}
 	var pending Registry

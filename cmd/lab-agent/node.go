@@ -47,17 +47,21 @@ func runNode(ctx context.Context, sys *system, cfg agentapi.NodeConfig) error {
 	if err != nil {
 		return err
 	}
-	n.reportStage(ctx, agentv1beta1.HostStageConfiguring)
+	// A host that boots again after its install (a power cycle) is
+	// refused its reports: it reports no further stage then.
+	reporting := n.reportStage(ctx, agentv1beta1.HostStageConfiguring)
 	for !n.register(ctx) {
 		if !sleep(ctx, 3*time.Second) {
 			return ctx.Err()
 		}
 	}
-	n.reportStage(ctx, agentv1beta1.HostStageJoined)
+	if reporting {
+		n.reportStage(ctx, agentv1beta1.HostStageJoined)
+	}
 	if cfg.BootstrappedFrom != "" {
 		n.waitForProviderID(ctx)
 	}
-	reportedDone := false
+	reportedDone := !reporting
 	for {
 		ok := n.heartbeat(ctx)
 		if ok && !reportedDone {
@@ -276,26 +280,35 @@ func (n *node) call(ctx context.Context, method, path, contentType string, in, o
 }
 
 // reportStage tells the assisted service how the install ends, as the
-// assisted-installer controller does from the installed cluster.
-func (n *node) reportStage(ctx context.Context, stage agentv1beta1.HostStage) {
+// assisted-installer controller does from the installed cluster. It says
+// whether the service may take further stages: false once it refused one
+// (409: the host is done installing, and booted again).
+func (n *node) reportStage(ctx context.Context, stage agentv1beta1.HostStage) bool {
 	r := n.cfg.Report
 	if r == nil {
-		return
+		return false
 	}
 	host, err := n.sys.serviceHost(r.ServiceHost)
 	if err != nil {
 		log.Printf("report %s: %v", stage, err)
-		return
+		return true
 	}
 	c := newClient(host, r.ServicePort, r.Token)
 	for attempt := 0; attempt < 10; attempt++ {
-		if err := c.progress(ctx, r.InfraEnvID, r.HostID, string(stage), ""); err == nil {
-			return
-		} else if attempt == 9 {
+		err := c.progress(ctx, r.InfraEnvID, r.HostID, string(stage), "")
+		var apiErr *agentapi.APIError
+		switch {
+		case err == nil:
+			return true
+		case errors.As(err, &apiErr) && apiErr.Code == http.StatusConflict:
+			log.Printf("report %s: refused, no further stages: %v", stage, err)
+			return false
+		case attempt == 9:
 			log.Printf("report %s: %v", stage, err)
 		}
 		if !sleep(ctx, 2*time.Second) {
-			return
+			return true
 		}
 	}
+	return true
 }

@@ -106,11 +106,23 @@ func (s *Service) recordInventory(ctx context.Context, hostID, output string) er
 	})
 }
 
+// progressRefused are the states past the install in which
+// assisted-service refuses a host's progress report (host.Manager's
+// UpdateInstallProgress takes it only while installing): an installed
+// host that boots again (a power cycle) must not go back to installing,
+// where the BMAC would take it for a day-2 host.
+var progressRefused = map[string]bool{
+	agentv1beta1.AgentStateInstalled: true, agentv1beta1.AgentStateAddedToExistingCluster: true, agentv1beta1.AgentStateError: true,
+}
+
 // recordStage stores an install stage reported by the host.
 func (s *Service) recordStage(ctx context.Context, hostID, stage, info string) error {
 	agent, err := s.agentOf(ctx, hostID)
 	if err != nil {
 		return err
+	}
+	if st := agent.Status.DebugInfo.State; progressRefused[st] {
+		return &conflictError{msg: fmt.Sprintf("host %s is %s: install progress is taken only while the host installs", hostID, st)}
 	}
 	now := metav1.Now()
 	err = s.patchAgentStatus(ctx, agent.Namespace, agent.Name, func(st *agentv1beta1.AgentStatus) {

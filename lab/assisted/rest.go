@@ -168,6 +168,11 @@ func (s *Service) handleProgress(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.recordStage(r.Context(), r.PathValue("host"), p.CurrentStage, p.ProgressInfo); err != nil {
+		var conflict *conflictError
+		if errors.As(err, &conflict) {
+			apiError(w, http.StatusConflict, "%v", err)
+			return
+		}
 		apiError(w, http.StatusInternalServerError, "record progress: %v", err)
 		return
 	}

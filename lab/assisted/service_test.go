@@ -234,3 +234,36 @@ func TestBMACApprovesOnlyZTPHosts(t *testing.T) {
 		t.Fatalf("BMAC acted on the agent of a host without an InfraEnv label: approved %v, labels %v", capi.Spec.Approved, capi.Labels)
 	}
 }
+
+// An installed host that boots again reports its stages again (a power
+// cycle): the service refuses them with 409, as assisted-service does
+// outside the install, and the Agent stays installed, so the BMAC never
+// takes it for a day-2 host.
+func TestProgressRefusedOnceInstalled(t *testing.T) {
+	h := startHub(t)
+	ns := h.namespace(t)
+	ie := h.infraEnv(t, ns, nil)
+	id := string(ie.UID)
+	token := h.svc.tokens.forInfraEnv(id)
+	host := "5a0c2f6e-8a53-4c1e-9d57-4e2a9b0c7d13"
+	if code, e := h.agentCall(t, "POST", agentapi.RegisterPath(id), token, agentapi.RegisterRequest{HostID: host, DiscoveryAgentVersion: "test"}); code != http.StatusCreated {
+		t.Fatalf("registration: %d %s", code, e.Reason)
+	}
+	a := &agentv1beta1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: host}}
+	h.updateStatus(t, a, func() {
+		a.Status.Progress.CurrentStage = agentv1beta1.HostStageDone
+		a.Status.DebugInfo.State = agentv1beta1.AgentStateInstalled
+	})
+	for _, stage := range []agentv1beta1.HostStage{agentv1beta1.HostStageConfiguring, agentv1beta1.HostStageJoined} {
+		code, e := h.agentCall(t, "PUT", agentapi.ProgressPath(id, host), token, agentapi.Progress{CurrentStage: string(stage)})
+		if code != http.StatusConflict || !strings.Contains(e.Reason, "is installed") {
+			t.Errorf("progress %s of an installed host: got %d %q, want 409 saying it is installed", stage, code, e.Reason)
+		}
+	}
+	if err := h.c.Get(context.Background(), client.ObjectKeyFromObject(a), a); err != nil {
+		t.Fatal(err)
+	}
+	if a.Status.Progress.CurrentStage != agentv1beta1.HostStageDone || a.Status.DebugInfo.State != agentv1beta1.AgentStateInstalled {
+		t.Fatalf("refused reports changed the agent: stage %q state %q", a.Status.Progress.CurrentStage, a.Status.DebugInfo.State)
+	}
+}

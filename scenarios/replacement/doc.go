@@ -24,6 +24,17 @@
 //     hand when none comes within a minute (CAPI: CAPM3 sets only the
 //     deprecated v1beta1 OwnerRemediated condition, which CAPI's
 //     MachineSet does not read), and records which way it came.
+//   - replacement-control-plane: a control-plane host's server hangs and
+//     comes back after a power cycle. MAPI: a MachineHealthCheck over the
+//     installer's master Machines with a Metal3RemediationTemplate (MAO's
+//     template path has no owner check, so masters are eligible; the
+//     run first gives the spoke's master hosts the BMC of their hub
+//     hosts, as an admin must: the installer writes them without one);
+//     CAPI: a MachineHealthCheck over the control plane's Machines with
+//     CAPM3's template, so the control-plane provider is not asked to
+//     remediate (OwnerRemediated is never set). The lab models no etcd
+//     membership (the spoke's API server and etcd run outside the
+//     hosts), and the report says so on the run's first milestone.
 //
 // In the runs of OpenShift's Metal3Remediation the lab's node fence
 // (lab/workload/nodefence) holds every other write to the Node the

@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -53,8 +54,17 @@ func (s *machineDeploymentSide) restoresWithUpdate() bool { return false }
 
 func (s *machineDeploymentSide) workload() client.Client { return s.base.Workload }
 
+// selector selects the set's Machines: the MachineDeployment's, or the
+// cluster's control-plane Machines.
+func (s *machineDeploymentSide) selector() map[string]string {
+	if s.pool.controlPlane {
+		return map[string]string{clusterv1.MachineControlPlaneLabel: "", clusterv1.ClusterNameLabel: s.base.Site.Name}
+	}
+	return map[string]string{clusterv1.MachineDeploymentNameLabel: s.name}
+}
+
 func (s *machineDeploymentSide) ensureWorkers(ctx context.Context) []worker {
-	if !s.created {
+	if !s.created && !s.pool.controlPlane {
 		By(fmt.Sprintf("adding the %s pool's hosts to the cluster's namespace and creating a MachineDeployment of %d replica(s)", s.pool.name, s.pool.replicas))
 		var claims []framework.HostClaim
 		for _, h := range s.pool.hostNames() {
@@ -69,7 +79,7 @@ func (s *machineDeploymentSide) ensureWorkers(ctx context.Context) []worker {
 		Expect(s.hub.Create(ctx, md)).To(Succeed())
 		s.created = true
 	}
-	By("waiting for the MachineDeployment's Machines Running with Ready Nodes")
+	By("waiting for the set's Machines Running with Ready Nodes")
 	var ws []worker
 	iv := interval(s.in, "wait-machines-running")
 	Eventually(func(g Gomega) {
@@ -89,7 +99,7 @@ func (s *machineDeploymentSide) ensureWorkers(ctx context.Context) []worker {
 func (s *machineDeploymentSide) machines(ctx context.Context, g Gomega) []clusterv1.Machine {
 	list := &clusterv1.MachineList{}
 	g.Expect(s.hub.List(ctx, list, client.InNamespace(s.base.Namespace),
-		client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: s.name})).To(Succeed())
+		client.MatchingLabels(s.selector()))).To(Succeed())
 	var live []clusterv1.Machine
 	for _, m := range list.Items {
 		if m.DeletionTimestamp.IsZero() {
@@ -101,15 +111,23 @@ func (s *machineDeploymentSide) machines(ctx context.Context, g Gomega) []cluste
 	return live
 }
 
-func (s *machineDeploymentSide) machineUID(ctx context.Context, g Gomega, _ worker) types.UID {
-	return s.machines(ctx, g)[0].UID
+// machineUID is the UID of w's Machine, or of the set's one Machine that
+// took its place.
+func (s *machineDeploymentSide) machineUID(ctx context.Context, g Gomega, w worker) types.UID {
+	ms := s.machines(ctx, g)
+	for _, m := range ms {
+		if m.Name == w.Name {
+			return m.UID
+		}
+	}
+	return ms[0].UID
 }
 
 func (s *machineDeploymentSide) record(ctx context.Context, run *scenarios.Run, ws []worker) {
 	ns := s.base.Namespace
 	s.run, s.workers = run, ws
 	watches := []framework.Watch{
-		{Resource: scenarios.CAPIMachines, Namespace: ns, Role: "machine", LabelSelector: clusterv1.MachineDeploymentNameLabel + "=" + s.name},
+		{Resource: scenarios.CAPIMachines, Namespace: ns, Role: "machine", LabelSelector: labels.SelectorFromSet(s.selector()).String()},
 		{Resource: scenarios.BareMetalHosts, Namespace: ns, Role: "host", Interchangeable: true, LabelSelector: s.pool.selector()},
 		{Resource: capiHealthChecks, Namespace: ns, Role: "health-check", FieldSelector: "metadata.name=" + s.name},
 	}
@@ -132,7 +150,7 @@ func (s *machineDeploymentSide) createHealthCheck(ctx context.Context, hc health
 	mhc := &clusterv1.MachineHealthCheck{ObjectMeta: metav1.ObjectMeta{Name: s.name, Namespace: s.base.Namespace},
 		Spec: clusterv1.MachineHealthCheckSpec{
 			ClusterName: s.base.Site.Name,
-			Selector:    metav1.LabelSelector{MatchLabels: map[string]string{clusterv1.MachineDeploymentNameLabel: s.name}},
+			Selector:    metav1.LabelSelector{MatchLabels: s.selector()},
 			Checks: clusterv1.MachineHealthCheckChecks{
 				NodeStartupTimeoutSeconds: ptr.To(int32(nodeStartupTimeout.Seconds())),
 				UnhealthyNodeConditions: []clusterv1.UnhealthyNodeCondition{
@@ -208,7 +226,7 @@ func (s *machineDeploymentSide) markedUnhealthy(host *bmov1alpha1.BareMetalHost)
 func (s *machineDeploymentSide) liveMachines(ctx context.Context, g Gomega) []worker {
 	list := &clusterv1.MachineList{}
 	g.Expect(s.hub.List(ctx, list, client.InNamespace(s.base.Namespace),
-		client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: s.name})).To(Succeed())
+		client.MatchingLabels(s.selector()))).To(Succeed())
 	var out []worker
 	for _, m := range list.Items {
 		if !m.DeletionTimestamp.IsZero() {

@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -62,7 +63,23 @@ func (s *machineSetSide) restoresWithUpdate() bool { return s.strategy != strate
 
 func (s *machineSetSide) workload() client.Client { return s.spoke }
 
+// selector selects the set's Machines: the MachineSet's, or the
+// installer's control-plane Machines.
+func (s *machineSetSide) selector() map[string]string {
+	if s.pool.controlPlane {
+		return map[string]string{mapi.RoleLabel: "master"}
+	}
+	return map[string]string{mapi.MachineSetLabel: s.name}
+}
+
 func (s *machineSetSide) ensureWorkers(ctx context.Context) []worker {
+	if s.name == "" && s.pool.controlPlane {
+		s.manageMasterPower(ctx)
+		// The health check's name: not a word the objects carry as a
+		// value (the hosts' role label says control-plane), which the
+		// names' normalisation would hide.
+		s.name = "masters"
+	}
 	if s.name == "" {
 		By(fmt.Sprintf("moving the %s pool's hosts into the spoke's machine API namespace and creating a worker MachineSet of %d replica(s)", s.pool.name, s.pool.replicas))
 		var claims []framework.HostClaim
@@ -96,7 +113,7 @@ func (s *machineSetSide) ensureWorkers(ctx context.Context) []worker {
 func (s *machineSetSide) machines(ctx context.Context, g Gomega) []machinev1beta1.Machine {
 	list := &machinev1beta1.MachineList{}
 	g.Expect(s.spoke.List(ctx, list, client.InNamespace(scenarios.MachineAPINamespace),
-		client.MatchingLabels{mapi.MachineSetLabel: s.name})).To(Succeed())
+		client.MatchingLabels(s.selector()))).To(Succeed())
 	var live []machinev1beta1.Machine
 	for _, m := range list.Items {
 		if m.DeletionTimestamp.IsZero() {
@@ -108,15 +125,23 @@ func (s *machineSetSide) machines(ctx context.Context, g Gomega) []machinev1beta
 	return live
 }
 
-func (s *machineSetSide) machineUID(ctx context.Context, g Gomega, _ worker) types.UID {
-	return s.machines(ctx, g)[0].UID
+// machineUID is the UID of w's Machine, or of the set's one Machine that
+// took its place.
+func (s *machineSetSide) machineUID(ctx context.Context, g Gomega, w worker) types.UID {
+	ms := s.machines(ctx, g)
+	for _, m := range ms {
+		if m.Name == w.Name {
+			return m.UID
+		}
+	}
+	return ms[0].UID
 }
 
 func (s *machineSetSide) record(ctx context.Context, run *scenarios.Run, ws []worker) {
 	ns := scenarios.MachineAPINamespace
 	s.run, s.workers = run, ws
 	watches := []framework.Watch{
-		{Resource: scenarios.MAPIMachines, Namespace: ns, Role: "machine", LabelSelector: mapi.MachineSetLabel + "=" + s.name},
+		{Resource: scenarios.MAPIMachines, Namespace: ns, Role: "machine", LabelSelector: labels.SelectorFromSet(s.selector()).String()},
 		{Resource: scenarios.BareMetalHosts, Namespace: ns, Role: "host", Interchangeable: true, LabelSelector: s.pool.selector()},
 		{Resource: mapiHealthChecks, Namespace: ns, Role: "health-check", FieldSelector: "metadata.name=" + s.name},
 	}
@@ -131,7 +156,7 @@ func (s *machineSetSide) createHealthCheck(ctx context.Context, hc healthCheck) 
 	mhc := &machinev1beta1.MachineHealthCheck{
 		ObjectMeta: metav1.ObjectMeta{Name: s.name, Namespace: scenarios.MachineAPINamespace},
 		Spec: machinev1beta1.MachineHealthCheckSpec{
-			Selector: metav1.LabelSelector{MatchLabels: map[string]string{mapi.MachineSetLabel: s.name}},
+			Selector: metav1.LabelSelector{MatchLabels: s.selector()},
 			UnhealthyConditions: []machinev1beta1.UnhealthyCondition{
 				{Type: corev1.NodeReady, Status: corev1.ConditionUnknown, Timeout: metav1.Duration{Duration: unreachableAfter}},
 				{Type: corev1.NodeReady, Status: corev1.ConditionFalse, Timeout: metav1.Duration{Duration: notReadyAfter}},
@@ -220,7 +245,7 @@ func (s *machineSetSide) markedUnhealthy(host *bmov1alpha1.BareMetalHost) bool {
 func (s *machineSetSide) liveMachines(ctx context.Context, g Gomega) []worker {
 	list := &machinev1beta1.MachineList{}
 	g.Expect(s.spoke.List(ctx, list, client.InNamespace(scenarios.MachineAPINamespace),
-		client.MatchingLabels{mapi.MachineSetLabel: s.name})).To(Succeed())
+		client.MatchingLabels(s.selector()))).To(Succeed())
 	var out []worker
 	for _, m := range list.Items {
 		if !m.DeletionTimestamp.IsZero() {

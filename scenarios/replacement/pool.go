@@ -15,6 +15,10 @@ import (
 type pool struct {
 	// name is the set's suffix and the hosts' pool label.
 	name string
+	// controlPlane: the pool is the day-1 cluster's control plane, its
+	// hosts and Machines the installer's (NameControlPlane); no set is
+	// made and no host claimed.
+	controlPlane bool
 	// hosts is how many hosts each flow's pool has.
 	hosts int
 	// replicas is the set's size.
@@ -24,14 +28,20 @@ type pool struct {
 var (
 	// rebootPool: one worker and a spare, for the reboot sub-cases.
 	rebootPool = pool{name: "replace", hosts: 2, replicas: 1}
+	// controlPlanePool: the day-1 cluster's three control-plane hosts.
+	controlPlanePool = pool{name: "control-plane", replicas: 3, controlPlane: true}
 )
 
 // HostsNeeded is how many lab hosts the scenario claims, both flows.
 const HostsNeeded = 2 * 2
 
 // labels are the labels of the pool's hosts, which the set selects its
-// hosts by.
+// hosts by (the control plane's: the role label both flows' hosts carry,
+// the MAPI flow's once the run's set-up put it on them).
 func (p pool) labels() map[string]string {
+	if p.controlPlane {
+		return map[string]string{scenarios.HostRoleLabel: scenarios.RoleControlPlane}
+	}
 	return map[string]string{scenarios.HostRoleLabel: scenarios.RoleWorker, scenarios.HostPoolLabel: p.name}
 }
 

@@ -39,7 +39,7 @@ const (
 
 // Names are the scenario names this package's specs produce.
 func Names() []string {
-	return []string{NameReboot, NameRebootAnnotation, NameRebootBMCOutage, NameStaysDead}
+	return []string{NameReboot, NameRebootAnnotation, NameRebootBMCOutage, NameStaysDead, NameControlPlane}
 }
 
 // The BMC outage: from the moment the worker's Node stops being Ready,
@@ -125,6 +125,9 @@ const (
 // Milestones are a sub-case's milestones.
 func Milestones(scenario string) []results.Milestone {
 	hung := results.Milestone{Name: milestoneHung, Description: "the worker's server hangs (a hang fault at its BMC, which still reports it On)"}
+	if scenario == NameControlPlane {
+		hung.Description = "a control-plane host's server hangs (a hang fault at its BMC, which still reports it On); " + noEtcd
+	}
 	requested := results.Milestone{Name: milestoneRequested,
 		Description: "the MachineHealthCheck asked for remediation (a Metal3Remediation, or the external-remediation annotation)"}
 	steps := []results.Milestone{hung, requested}
@@ -134,9 +137,13 @@ func Milestones(scenario string) []results.Milestone {
 			requested,
 			{Name: milestoneBMCUp, Description: fmt.Sprintf("the bare-metal operator failed %d times in a row to reach the BMC; the BMC recovers", outageFailures)}}
 	}
+	who := "worker"
+	if scenario == NameControlPlane {
+		who = "control-plane host"
+	}
 	return append(steps,
-		results.Milestone{Name: milestonePoweredOff, Description: "the worker's BMC powered its server off (its operation log)"},
-		results.Milestone{Name: milestoneNodeBack, Description: "the worker's Node Ready again after a new boot"},
+		results.Milestone{Name: milestonePoweredOff, Description: fmt.Sprintf("the %s's BMC powered its server off (its operation log)", who)},
+		results.Milestone{Name: milestoneNodeBack, Description: fmt.Sprintf("the %s's Node Ready again after a new boot", who)},
 		results.Milestone{Name: milestoneRemediated,
 			Description: "the remediation request gone, the host on without error and the MachineHealthCheck counting every machine healthy"})
 }
@@ -507,6 +514,16 @@ func Spec(inputGetter func() scenarios.Input) {
 		mapiSide.strategy = strategyMetal3Remediation
 		staysDeadSpec(ctx, in, results.FlowMAPI, mapiSide)
 	}, SpecTimeout(30*time.Minute))
+	var mapiMasters *machineSetSide
+	It("MAPI flow: a control-plane host's server hangs; a MachineHealthCheck over the master Machines with a Metal3RemediationTemplate power-cycles it", func(ctx SpecContext) {
+		in := inputGetter()
+		base := day1.Cluster(ctx, in, results.FlowMAPI)
+		if mapiMasters == nil || mapiMasters.base != base {
+			mapiMasters = newMachineSetSide(in, base, controlPlanePool)
+			mapiMasters.strategy = strategyMetal3Remediation
+		}
+		rebootSpec(ctx, in, NameControlPlane, results.FlowMAPI, mapiMasters)
+	}, SpecTimeout(30*time.Minute))
 	var capiSide *machineDeploymentSide
 	capiSpec := func(name string, title string, alsoAs ...string) {
 		It(title, func(ctx SpecContext) {
@@ -530,6 +547,15 @@ func Spec(inputGetter func() scenarios.Input) {
 		}
 		staysDeadSpec(ctx, in, results.FlowCAPI, capiSide)
 	}, SpecTimeout(30*time.Minute))
+	var capiControlPlane *machineDeploymentSide
+	It("CAPI flow: a control-plane host's server hangs; a MachineHealthCheck over the control plane's Machines with CAPM3's Metal3RemediationTemplate power-cycles it", func(ctx SpecContext) {
+		in := inputGetter()
+		base := day1.Cluster(ctx, in, results.FlowCAPI)
+		if capiControlPlane == nil || capiControlPlane.base != base {
+			capiControlPlane = newMachineDeploymentSide(in, base, controlPlanePool)
+		}
+		rebootSpec(ctx, in, NameControlPlane, results.FlowCAPI, capiControlPlane)
+	}, SpecTimeout(30*time.Minute))
 	for _, name := range Names() {
 		scenarios.DiffSpec(name, inputGetter)
 	}
@@ -542,16 +568,19 @@ func rebootSpec(ctx SpecContext, in scenarios.Input, name string, flow results.F
 	// The set-up, not compared: the worker, and the health check counting
 	// it healthy (CAPI's takes some 15 s longer to report its first
 	// status; the run is about the failure and what follows).
-	w := s.ensureWorkers(ctx)[0]
+	ws := s.ensureWorkers(ctx)
+	w := target(ws)
 	// Cleanups run last first: the observation is kept before the health
 	// check goes, so that its deletion is not part of the run.
 	DeferCleanup(func(ctx SpecContext) { s.deleteHealthCheck(ctx) })
 	s.createHealthCheck(ctx, rebootHealthCheck)
-	mhcUID, before := waitHealthy(ctx, in, s, 1)
+	mhcUID, before := waitHealthy(ctx, in, s, len(ws))
 
 	run := scenarios.NewRun(name, flow, Fixture(), Milestones(name))
 	run.EventsOnlyFromStart = true
-	s.record(ctx, run, []worker{w})
+	// Every machine of the set: the others' Nodes and hosts must be
+	// left alone (a control plane's two healthy members).
+	s.record(ctx, run, ws)
 	run.SetProperty(mhcUID, propertyHealthBefore, before.String())
 	DeferCleanup(func(ctx SpecContext) {
 		scenarios.KeepObservation(ctx, in, func(ctx context.Context, failed bool, why string) *results.Observation {
