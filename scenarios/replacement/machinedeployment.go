@@ -111,16 +111,8 @@ func (s *machineDeploymentSide) machines(ctx context.Context, g Gomega) []cluste
 	return live
 }
 
-// machineUID is the UID of w's Machine, or of the set's one Machine that
-// took its place.
 func (s *machineDeploymentSide) machineUID(ctx context.Context, g Gomega, w worker) types.UID {
-	ms := s.machines(ctx, g)
-	for _, m := range ms {
-		if m.Name == w.Name {
-			return m.UID
-		}
-	}
-	return ms[0].UID
+	return uidOrReplacement(s.machines(ctx, g), w.Name)
 }
 
 func (s *machineDeploymentSide) record(ctx context.Context, run *scenarios.Run, ws []worker) {

@@ -125,16 +125,8 @@ func (s *machineSetSide) machines(ctx context.Context, g Gomega) []machinev1beta
 	return live
 }
 
-// machineUID is the UID of w's Machine, or of the set's one Machine that
-// took its place.
 func (s *machineSetSide) machineUID(ctx context.Context, g Gomega, w worker) types.UID {
-	ms := s.machines(ctx, g)
-	for _, m := range ms {
-		if m.Name == w.Name {
-			return m.UID
-		}
-	}
-	return ms[0].UID
+	return uidOrReplacement(s.machines(ctx, g), w.Name)
 }
 
 func (s *machineSetSide) record(ctx context.Context, run *scenarios.Run, ws []worker) {

@@ -404,6 +404,20 @@ func finishRun(ctx context.Context, run *scenarios.Run, s side, w worker) {
 	run.SetProperty(w.Machine, propertyMachine, same)
 }
 
+// uidOrReplacement is the UID of the Machine named name among a set's
+// live Machines ms, or of the set's one Machine that took its place.
+func uidOrReplacement[M any, P interface {
+	*M
+	client.Object
+}](ms []M, name string) types.UID {
+	for i := range ms {
+		if P(&ms[i]).GetName() == name {
+			return P(&ms[i]).GetUID()
+		}
+	}
+	return P(&ms[0]).GetUID()
+}
+
 // What a remediation request is at the end of a run (side.requestState).
 const (
 	requestGone = "gone"
