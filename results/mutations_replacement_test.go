@@ -19,6 +19,7 @@ func replacementMutations() []mutation {
 		annotation = "replacement-reboot-annotation"
 		outage     = "replacement-reboot-bmc-outage"
 		dead       = "replacement-stays-dead"
+		short      = "replacement-short-circuit"
 	)
 	return []mutation{
 		{"capi-admin-label-lost", reboot, capiAdminLabelLost, []string{"objects/machine/properties"}},
@@ -32,6 +33,9 @@ func replacementMutations() []mutation {
 		{"capi-bmc-recovered-late", outage, capiBMCRecoveredLate, []string{"durations/bmc-recovered", "durations/total"}},
 		{"capi-replacement-on-dead-host", dead, capiReplacementOnDeadHost, []string{"objects/machine/properties"}},
 		{"mapi-gave-up-host-unmarked", dead, mapiGaveUpHostUnmarked, []string{"hosts/annotations"}},
+		{"capi-short-circuit-remediates", short, capiShortCircuitRemediates, []string{"objects/health-check/properties"}},
+		{"capi-short-circuit-not-restricted", short, capiShortCircuitNotRestricted, []string{"objects/health-check/conditions"}},
+		{"capi-short-circuit-power-off", short, capiShortCircuitPowerOff, []string{"hosts/bmc"}},
 	}
 }
 
@@ -124,4 +128,31 @@ func mapiGaveUpHostUnmarked(t *testing.T, m, c *Observation) {
 		}
 	}
 	t.Fatal("no MAPI host marked unhealthy")
+}
+
+// CAPI's MachineHealthCheck would have remediated one of the two.
+func capiShortCircuitRemediates(t *testing.T, m, c *Observation) {
+	mhc := findObject(t, c, "health-check", func(obj *Object) bool { return obj.Properties["status.during"] != "" })
+	noDrift(t, mhc.Properties["status.during"] == "expected=3 healthy=1 remediationsAllowed=0", "CAPI short-circuit status")
+	mhc.Properties["status.during"] = "expected=3 healthy=1 remediationsAllowed=1"
+}
+
+// CAPI's MachineHealthCheck ends allowing remediation: the restricted
+// entry pins False(TooManyUnhealthy) on both sides.
+func capiShortCircuitNotRestricted(t *testing.T, m, c *Observation) {
+	endCondition(c, findObject(t, c, "health-check", live), "RemediationAllowed", "True", "RemediationAllowed")
+}
+
+// A hung CAPI worker's host is powered off while remediation is
+// restricted.
+func capiShortCircuitPowerOff(t *testing.T, m, c *Observation) {
+	for i := range c.Hosts {
+		h := &c.Hosts[i]
+		if len(h.BMC) > 0 {
+			at := h.BMC[len(h.BMC)-1].At
+			h.BMC = append(h.BMC, BMCOperation{At: at.Add(time.Second), Operation: "power:ForceOff"})
+			return
+		}
+	}
+	t.Fatal("no CAPI host with a BMC operation")
 }

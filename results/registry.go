@@ -74,6 +74,13 @@ type Entry struct {
 	// the BMAC writes for a day-2 host, say) would otherwise explain the
 	// same line on every other object of the aspect.
 	Lines int `json:"lines,omitempty"`
+	// UnhealthyByDesign says why the entry's scenario ends, on purpose,
+	// with the objects whose conditions it explains unhealthy: a failure
+	// the scenario injects and watches not being remediated (a health
+	// check that may not remediate). It lets the live states of its
+	// conditions be unhealthy; it takes conditions only, and scenarios
+	// named exactly, one by one, never by a glob.
+	UnhealthyByDesign string `json:"unhealthyByDesign,omitempty"`
 	// Delay explains a duration instead of lines: one flow waits, by
 	// upstream design, in the phase the aspect names (durations/<phase>),
 	// which durations/total contains (registry_delay.go).

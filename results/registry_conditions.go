@@ -18,7 +18,8 @@ import (
 // A line is explained only if every condition in it is listed for its
 // flow and lifecycle with exactly that status, and that reason where the
 // value pins one ("True(Reason)"). Live states must be healthy (see
-// registry_polarity.go).
+// registry_polarity.go), unless the entry says why its scenario ends
+// unhealthy by design (Entry.UnhealthyByDesign).
 type ConditionsSpec struct {
 	MAPI *LifecycleConditions `json:"mapi,omitempty"`
 	CAPI *LifecycleConditions `json:"capi,omitempty"`
@@ -44,7 +45,7 @@ func (c compiledConditions) has(f Flow) bool { return len(c[f]) > 0 }
 
 var conditionStatuses = map[string]bool{"True": true, "False": true, "Unknown": true}
 
-func (spec *ConditionsSpec) compile() (compiledConditions, error) {
+func (spec *ConditionsSpec) compile(unhealthyByDesign bool) (compiledConditions, error) {
 	out := compiledConditions{}
 	var errs []error
 	for _, side := range []struct {
@@ -58,7 +59,7 @@ func (spec *ConditionsSpec) compile() (compiledConditions, error) {
 			name string
 			m    map[string]ConditionValue
 		}{{lifecycleLive, side.lc.Live}, {lifecycleDeleted, side.lc.Deleted}} {
-			states, err := compileStates(fmt.Sprintf("conditions.%s.%s", side.flow, l.name), l.name, l.m)
+			states, err := compileStates(fmt.Sprintf("conditions.%s.%s", side.flow, l.name), l.name, l.m, unhealthyByDesign)
 			errs = append(errs, err)
 			if len(states) > 0 {
 				if out[side.flow] == nil {
@@ -77,7 +78,7 @@ func (spec *ConditionsSpec) compile() (compiledConditions, error) {
 	return out, nil
 }
 
-func compileStates(where, lifecycle string, m map[string]ConditionValue) (map[string]conditionState, error) {
+func compileStates(where, lifecycle string, m map[string]ConditionValue, unhealthyByDesign bool) (map[string]conditionState, error) {
 	states := map[string]conditionState{}
 	var errs []error
 	for _, typ := range sortedKeys(m) {
@@ -87,7 +88,11 @@ func compileStates(where, lifecycle string, m map[string]ConditionValue) (map[st
 			continue
 		}
 		if lifecycle == lifecycleLive {
-			if err := checkLivePolarity(typ, st); err != nil {
+			check := checkLivePolarity
+			if unhealthyByDesign {
+				check = checkKnownPolarity
+			}
+			if err := check(typ, st); err != nil {
 				errs = append(errs, fmt.Errorf("%s.%s: %w", where, typ, err))
 				continue
 			}

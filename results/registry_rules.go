@@ -18,7 +18,9 @@ import (
 //   - no catch-all: a pattern that matches canary lines no aspect has
 //     (canaryLines) explains whatever shows, and is rejected;
 //   - condition aspects take structured conditions only, pinned to healthy
-//     end states for live objects (registry_conditions.go);
+//     end states for live objects (registry_conditions.go), unless the
+//     entry says why its scenarios, named one by one, end unhealthy by
+//     design (unhealthyByDesign);
 //   - host states pin operational=, power= and online= to literal values
 //     (registry_hoststate.go);
 //   - scenario globs match declared scenarios;
@@ -154,7 +156,33 @@ func (e *Entry) checkRules() error {
 			errs = append(errs, checkHostStatePattern(p))
 		}
 	}
-	errs = append(errs, e.checkPresentIn(), e.checkCountsDiffer(), e.checkRequireAll(), e.checkLines())
+	errs = append(errs, e.checkPresentIn(), e.checkCountsDiffer(), e.checkRequireAll(), e.checkLines(), e.checkUnhealthyByDesign())
+	return errors.Join(errs...)
+}
+
+// checkUnhealthyByDesign keeps an entry that explains unhealthy live
+// states to condition lines of scenarios it names one by one: a glob
+// would carry the exception to scenarios that do not end unhealthy on
+// purpose, where it would hide a regression.
+func (e *Entry) checkUnhealthyByDesign() error {
+	if e.UnhealthyByDesign == "" {
+		return nil
+	}
+	var errs []error
+	if strings.TrimSpace(e.UnhealthyByDesign) == "" {
+		errs = append(errs, errors.New("unhealthyByDesign must say why the scenario ends with these objects unhealthy"))
+	}
+	if e.Conditions == nil {
+		errs = append(errs, errors.New("unhealthyByDesign applies to conditions only; drop it"))
+	}
+	if len(e.Scenarios) == 0 {
+		errs = append(errs, errors.New("unhealthyByDesign needs scenarios named one by one: without, it would apply to every scenario"))
+	}
+	for _, g := range e.Scenarios {
+		if strings.ContainsAny(g, `*?[\`) {
+			errs = append(errs, fmt.Errorf("unhealthyByDesign needs scenarios named one by one, not the glob %q: it would apply to scenarios that do not end unhealthy on purpose", g))
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -184,7 +212,7 @@ func (e *Entry) checkLinesNamed() error {
 		return fmt.Errorf("conditions explain objects/<role>/conditions aspects only; aspect %q is not one", e.Aspect)
 	case e.Conditions != nil:
 		var err error
-		e.conds, err = e.Conditions.compile()
+		e.conds, err = e.Conditions.compile(e.UnhealthyByDesign != "")
 		return err
 	case len(e.MAPI)+len(e.CAPI) == 0:
 		return errors.New("the entry names no line: give mapi or capi patterns of the lines it explains (an entry without would explain every line of its aspect)")

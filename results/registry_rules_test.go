@@ -57,6 +57,11 @@ func TestLoaderRejectsOverBroadEntries(t *testing.T) {
 		{"requireAll fixes the counts", "all-and-counts", "  aspect: events/normal\n  requireAll: true\n  countsDiffer: because\n  mapi: ['a: B']\n  capi: ['a: C', 'a: D']\n", "no countsDiffer"},
 		{"lines is positive", "lines-negative", "  aspect: nodes/labels\n  lines: -1\n  capi: ['a=b']\n", "must be positive"},
 		{"lines counts pattern lines only", "lines-and-counts", "  aspect: nodes/labels\n  lines: 1\n  countsDiffer: because\n  mapi: ['a=c']\n  capi: ['a=b']\n", "takes no conditions, requireAll or countsDiffer"},
+		{"unhealthy by design names its scenarios", "unhealthy-everywhere", "  aspect: objects/machine/conditions\n  unhealthyByDesign: hangs two\n  conditions: {capi: {live: {Ready: \"False\"}}}\n", "scenarios named one by one"},
+		{"unhealthy by design takes no glob", "unhealthy-glob", "  scenarios: ['day2-*']\n  aspect: objects/machine/conditions\n  unhealthyByDesign: hangs two\n  conditions: {capi: {live: {Ready: \"False\"}}}\n", "not the glob"},
+		{"unhealthy by design says why", "unhealthy-blank", "  scenarios: [day1]\n  aspect: objects/machine/conditions\n  unhealthyByDesign: ' '\n  conditions: {capi: {live: {Ready: \"False\"}}}\n", "must say why"},
+		{"unhealthy by design is for conditions", "unhealthy-labels", "  scenarios: [day1]\n  aspect: nodes/labels\n  unhealthyByDesign: hangs two\n  capi: ['a=b']\n", "conditions only"},
+		{"unhealthy by design keeps polarity known", "unhealthy-unknown-type", "  scenarios: [day1]\n  aspect: objects/machine/conditions\n  unhealthyByDesign: hangs two\n  conditions: {capi: {live: {Frobnicated: \"False\"}}}\n", "registry_polarity.go"},
 		{"requireAll takes patterns", "all-conditions", "  aspect: objects/machine/conditions\n  requireAll: true\n  conditions: {capi: {live: {Ready: \"True\"}}}\n", "not conditions"},
 	} {
 		_, err := ParseRegistry(ruleDoc(entryYAML(tc.id, tc.fields)))
@@ -81,6 +86,7 @@ func TestLoaderAcceptsNarrowEntries(t *testing.T) {
 		"capi-only-aspect":    "  aspect: objects/machine-set/conditions\n  presentIn: capi\n  conditions: {capi: {live: {MachinesReady: \"True\"}}}\n",
 		"whole-behaviour":     "  aspect: events/normal\n  requireAll: true\n  mapi: ['machine: DrainSucceeded']\n  capi: ['machine: SuccessfulDrainNode', 'machine: NodeVolumesDetached']\n",
 		"one-object":          "  aspect: objects/machine/metadata\n  lines: 1\n  mapi: ['label a=<cluster>']\n",
+		"unhealthy-by-design": "  scenarios: [day1]\n  aspect: objects/machine/conditions\n  unhealthyByDesign: the scenario hangs the host and forbids remediation\n  conditions: {capi: {live: {Ready: \"False(NotReady)\", HealthCheckSucceeded: \"False\"}}}\n",
 		"paired-counts":       "  aspect: nodes/annotations\n  countsDiffer: one annotation against five\n  mapi: ['machine\\.openshift\\.io/machine=<namespace>/<name>']\n  capi: ['cluster\\.x-k8s\\.io/machine=<name>']\n",
 	} {
 		if _, err := ParseRegistry(ruleDoc(entryYAML(id, fields))); err != nil {
@@ -97,7 +103,7 @@ func TestRegistryDeclaresScenariosAndCatalogueStaysOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(reg.Scenarios(), ","); got != "day1,day2-scale,replacement-reboot,replacement-reboot-annotation,replacement-reboot-bmc-outage,replacement-stays-dead,replacement-control-plane" {
+	if got := strings.Join(reg.Scenarios(), ","); got != "day1,day2-scale,replacement-reboot,replacement-reboot-annotation,replacement-reboot-bmc-outage,replacement-stays-dead,replacement-short-circuit,replacement-control-plane" {
 		t.Errorf("declared scenarios %q", got)
 	}
 	var pending Registry

@@ -24,6 +24,14 @@
 //     hand when none comes within a minute (CAPI: CAPM3 sets only the
 //     deprecated v1beta1 OwnerRemediated condition, which CAPI's
 //     MachineSet does not read), and records which way it came.
+//   - replacement-short-circuit: two of a set's three workers hang at
+//     once; a MachineHealthCheck made once both are unreachable, allowing
+//     one unhealthy Machine (MAPI maxUnhealthy, CAPI
+//     triggerIf.unhealthyLessThanOrEqualTo), counts 1 of 3 healthy and
+//     remediates neither for 30 s. The run ends there: how the workers
+//     come back depends on which returns first, so the run brings them
+//     back after its observation is kept (health check deleted, a hard
+//     reboot of each host), outside what is compared.
 //   - replacement-control-plane: a control-plane host's server hangs and
 //     comes back after a power cycle. MAPI: a MachineHealthCheck over the
 //     installer's master Machines with a Metal3RemediationTemplate (MAO's
@@ -49,7 +57,8 @@
 // MachineSet in the spoke, a MachineDeployment on the hub, both selecting
 // hosts by the pool's labels): one replica over two hosts, the second
 // the spare a replacement takes; hosts the machine API manages with their
-// BMC, as remediation needs. A run compares the set's Machines, the
+// BMC, as remediation needs; the short-circuit's set has three replicas
+// over three hosts of its own. A run compares the set's Machines, the
 // pool's hosts, the workers' Nodes and the events from its start only;
 // the day-1 cluster it starts from is day1's to compare.
 package replacement

@@ -250,6 +250,10 @@ func (s *machineDeploymentSide) requestState(ctx context.Context, g Gomega, w wo
 	return requestStateOf(g, rem, s.hub.Get(ctx, client.ObjectKey{Namespace: s.base.Namespace, Name: w.Name}, rem))
 }
 
+func (s *machineDeploymentSide) rebootHost(ctx context.Context, w worker) {
+	hardReboot(ctx, s.hub, client.ObjectKeyFromObject(s.host(ctx, Default, w)))
+}
+
 func (s *machineDeploymentSide) deleteMachine(ctx context.Context, g Gomega, w worker) {
 	m := &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Namespace: s.base.Namespace, Name: w.Name}}
 	g.Expect(client.IgnoreNotFound(s.hub.Delete(ctx, m))).To(Succeed())

@@ -267,6 +267,10 @@ func (s *machineSetSide) requestState(ctx context.Context, g Gomega, w worker) s
 	return requestStateOf(g, rem, s.spoke.Get(ctx, client.ObjectKey{Namespace: scenarios.MachineAPINamespace, Name: w.Name}, rem))
 }
 
+func (s *machineSetSide) rebootHost(ctx context.Context, w worker) {
+	hardReboot(ctx, s.spoke, client.ObjectKeyFromObject(s.host(ctx, Default, w)))
+}
+
 func (s *machineSetSide) deleteMachine(ctx context.Context, g Gomega, w worker) {
 	m := &machinev1beta1.Machine{ObjectMeta: metav1.ObjectMeta{Namespace: scenarios.MachineAPINamespace, Name: w.Name}}
 	g.Expect(client.IgnoreNotFound(s.spoke.Delete(ctx, m))).To(Succeed())

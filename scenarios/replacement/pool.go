@@ -30,10 +30,12 @@ var (
 	rebootPool = pool{name: "replace", hosts: 2, replicas: 1}
 	// controlPlanePool: the day-1 cluster's three control-plane hosts.
 	controlPlanePool = pool{name: "control-plane", replicas: 3, controlPlane: true}
+	// shortCircuitPool: three workers, two of which fail.
+	shortCircuitPool = pool{name: "shortc", hosts: 3, replicas: 3}
 )
 
 // HostsNeeded is how many lab hosts the scenario claims, both flows.
-const HostsNeeded = 2 * 2
+const HostsNeeded = 2 * (2 + 3)
 
 // labels are the labels of the pool's hosts, which the set selects its
 // hosts by (the control plane's: the role label both flows' hosts carry,

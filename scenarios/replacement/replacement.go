@@ -39,7 +39,7 @@ const (
 
 // Names are the scenario names this package's specs produce.
 func Names() []string {
-	return []string{NameReboot, NameRebootAnnotation, NameRebootBMCOutage, NameStaysDead, NameControlPlane}
+	return []string{NameReboot, NameRebootAnnotation, NameRebootBMCOutage, NameStaysDead, NameShortCircuit, NameControlPlane}
 }
 
 // The BMC outage: from the moment the worker's Node stops being Ready,
@@ -217,6 +217,9 @@ type side interface {
 	// requestGone, requestLive, or being deleted and held by which
 	// finalizers.
 	requestState(ctx context.Context, g Gomega, w worker) string
+	// rebootHost has w's BareMetalHost power-cycle its server once, hard
+	// (reboot.metal3.io), as an admin does.
+	rebootHost(ctx context.Context, w worker)
 	// deleteMachine deletes w's Machine, as an admin does.
 	deleteMachine(ctx context.Context, g Gomega, w worker)
 	machineUID(ctx context.Context, g Gomega, w worker) types.UID
@@ -528,6 +531,12 @@ func Spec(inputGetter func() scenarios.Input) {
 		mapiSide.strategy = strategyMetal3Remediation
 		staysDeadSpec(ctx, in, results.FlowMAPI, mapiSide)
 	}, SpecTimeout(30*time.Minute))
+	It("MAPI flow: two of three workers' servers hang; a MachineHealthCheck with maxUnhealthy 1 remediates neither", func(ctx SpecContext) {
+		in := inputGetter()
+		s := newMachineSetSide(in, day1.Cluster(ctx, in, results.FlowMAPI), shortCircuitPool)
+		s.strategy = strategyMetal3Remediation
+		shortCircuitSpec(ctx, in, results.FlowMAPI, s)
+	}, SpecTimeout(30*time.Minute))
 	var mapiMasters *machineSetSide
 	It("MAPI flow: a control-plane host's server hangs; a MachineHealthCheck over the master Machines with a Metal3RemediationTemplate power-cycles it", func(ctx SpecContext) {
 		in := inputGetter()
@@ -560,6 +569,11 @@ func Spec(inputGetter func() scenarios.Input) {
 			capiSide = newMachineDeploymentSide(in, base, rebootPool)
 		}
 		staysDeadSpec(ctx, in, results.FlowCAPI, capiSide)
+	}, SpecTimeout(30*time.Minute))
+	It("CAPI flow: two of three workers' servers hang; a MachineHealthCheck with unhealthyLessThanOrEqualTo 1 remediates neither", func(ctx SpecContext) {
+		in := inputGetter()
+		s := newMachineDeploymentSide(in, day1.Cluster(ctx, in, results.FlowCAPI), shortCircuitPool)
+		shortCircuitSpec(ctx, in, results.FlowCAPI, s)
 	}, SpecTimeout(30*time.Minute))
 	var capiControlPlane *machineDeploymentSide
 	It("CAPI flow: a control-plane host's server hangs; a MachineHealthCheck over the control plane's Machines with CAPM3's Metal3RemediationTemplate power-cycles it", func(ctx SpecContext) {
