@@ -41,7 +41,9 @@
 // node image, served from a loopback HTTP server. For the hosts the
 // cluster's install put in it (Options.Installed: ZTP hosts) it writes
 // what an installer on the BareMetal platform leaves: per host an
-// externally provisioned BareMetalHost without BMC access; the
+// externally provisioned BareMetalHost without BMC access, with the
+// status cache assisted-service adds (the agent's hardware, powered on;
+// the bare-metal operator takes it as the host's first status); the
 // control-plane hosts consumed by the installer's <infra>-master-<i>
 // Machines, which name them back; the worker hosts left for the worker
 // MachineSet (sized to the installed workers), whose Machines the

@@ -62,17 +62,16 @@ type linkedHost struct {
 	machine *machinev1beta1.Machine
 }
 
-// host is an installed host's BareMetalHost: BMC cleared (the cluster
-// cannot reach the hub's BMC Secrets), inspection disabled, externally
-// provisioned, online, consumed by the named Machine (none when empty),
-// with the hardware its agent measured for the bare-metal operator to
-// take into its status.
+// host is an installed host's BareMetalHost as assisted-service writes it
+// into the installer's manifests (modifyBMHFile): BMC cleared (the
+// cluster cannot reach the hub's BMC Secrets), externally provisioned,
+// online, consumed by the named Machine (none when empty), and a status
+// for the bare-metal operator to start from, cached in the status
+// annotation: the hardware its agent measured, powered on. Nothing
+// disables inspection: an externally provisioned host is not inspected.
 func (o hostObjects) host(h assisted.InstalledHost, machine string) *bmov1alpha1.BareMetalHost {
-	annotations := map[string]string{bmov1alpha1.InspectAnnotationPrefix: bmov1alpha1.InspectAnnotationValueDisabled}
-	if h.Hardware != nil {
-		raw, _ := json.Marshal(h.Hardware) // plain struct: cannot fail
-		annotations[bmov1alpha1.HardwareDetailsAnnotation] = string(raw)
-	}
+	raw, _ := json.Marshal(bmov1alpha1.BareMetalHostStatus{HardwareDetails: h.Hardware, PoweredOn: true}) // plain struct: cannot fail
+	annotations := map[string]string{bmov1alpha1.StatusAnnotation: string(raw)}
 	bmh := &bmov1alpha1.BareMetalHost{
 		ObjectMeta: metav1.ObjectMeta{Name: h.BareMetalHost, Namespace: o.opts.Namespace, Annotations: annotations},
 		Spec: bmov1alpha1.BareMetalHostSpec{

@@ -103,6 +103,13 @@ func TestInstalledHostsMachines(t *testing.T) {
 	readyNode(ctx, t, day2.Hostname)
 	// The Node is found by the host name the hardware details give.
 	machine := expectLinked(ctx, t, "site-inst-day2-bmh", "inst-day2-bmh", "inst-day2-node")
+	day2Host := &bmov1alpha1.BareMetalHost{}
+	if err := suite.client.Get(ctx, client.ObjectKey{Namespace: workload.MachineAPINamespace, Name: "inst-day2-bmh"}, day2Host); err != nil {
+		t.Fatal(err)
+	}
+	if day2Host.Annotations[bmov1alpha1.InspectAnnotationPrefix] != bmov1alpha1.InspectAnnotationValueDisabled {
+		t.Errorf("day-2 host annotations %v: want inspection disabled, as the BMAC writes a day-2 spoke host", day2Host.Annotations)
+	}
 	if len(machine.OwnerReferences) != 0 || machine.Labels[RoleLabel] != "worker" || machine.Labels[TypeLabel] != "worker" ||
 		machine.Labels[ClusterLabel] != "site" || machine.Labels[MachineSetLabel] != "" {
 		t.Errorf("day-2 Machine owners %v labels %v: want no owner, worker role and type, cluster site, no MachineSet", machine.OwnerReferences, machine.Labels)
@@ -166,8 +173,6 @@ func expectLinked(ctx context.Context, t *testing.T, machine, host, node string)
 		t.Errorf("host %s consumerRef %+v, want Machine %s", host, ref, machine)
 	case m.Annotations[HostAnnotation] != workload.MachineAPINamespace+"/"+host:
 		t.Errorf("machine %s annotation %q", machine, m.Annotations[HostAnnotation])
-	case h.Annotations[bmov1alpha1.InspectAnnotationPrefix] != bmov1alpha1.InspectAnnotationValueDisabled:
-		t.Errorf("host %s annotations %v: want inspection disabled", host, h.Annotations)
 	case n.Annotations["machine.openshift.io/machine"] != workload.MachineAPINamespace+"/"+machine:
 		t.Errorf("node %s annotations %v: nodelink did not link it to %s", node, n.Annotations, machine)
 	}
@@ -184,6 +189,11 @@ func expectInstallerHost(ctx context.Context, t *testing.T, name string) {
 	}
 	if !h.Spec.ExternallyProvisioned || !h.Spec.Online || h.Spec.BMC != (bmov1alpha1.BMCDetails{}) || h.Spec.Image != nil {
 		t.Errorf("host %s spec %+v: want externally provisioned, online, no BMC, no image", name, h.Spec)
+	}
+	if h.Annotations[bmov1alpha1.StatusAnnotation] != "" || h.Annotations[bmov1alpha1.InspectAnnotationPrefix] != "" ||
+		!h.Status.PoweredOn || h.Status.HardwareDetails == nil {
+		t.Errorf("host %s annotations %v, powered on %v, hardware %v: want the status restored from assisted-service's status annotation "+
+			"(powered on, its hardware), the annotation gone and no inspect annotation", name, h.Annotations, h.Status.PoweredOn, h.Status.HardwareDetails)
 	}
 }
 

@@ -3,6 +3,7 @@ package metal3
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -110,4 +111,31 @@ func (r *hostReconciler) consumeHardwareDetails(ctx context.Context, h *bmov1alp
 		r.event(h, corev1.EventTypeNormal, "UpdateHardwareDetails", "Set HardwareDetails from annotation")
 	}
 	return true, r.patchMeta(ctx, h, func() { delete(h.Annotations, bmov1alpha1.HardwareDetailsAnnotation) })
+}
+
+// restoreStatus is BMO's status cache: a host without a status (never
+// saved: no lastUpdated) takes the one in baremetalhost.metal3.io/status,
+// as assisted-service writes installed hosts and as the BMAC saves a
+// host it pauses; a host that has a status drops the annotation, whose
+// copy would only grow stale. A cache that does not parse is ignored,
+// with a warning event, and the host starts from nothing. It says
+// whether it wrote anything.
+func (r *hostReconciler) restoreStatus(ctx context.Context, h *bmov1alpha1.BareMetalHost) (bool, error) {
+	raw, ok := h.Annotations[bmov1alpha1.StatusAnnotation]
+	if !ok {
+		return false, nil
+	}
+	if !h.Status.LastUpdated.IsZero() {
+		return true, r.patchMeta(ctx, h, func() { delete(h.Annotations, bmov1alpha1.StatusAnnotation) })
+	}
+	cached := bmov1alpha1.BareMetalHostStatus{}
+	if err := json.Unmarshal([]byte(raw), &cached); err != nil {
+		r.event(h, corev1.EventTypeWarning, "InvalidAnnotationValue", "cannot parse "+bmov1alpha1.StatusAnnotation+": "+err.Error())
+		return false, nil
+	}
+	h.Status = cached
+	if err := r.saveStatus(ctx, h); err != nil {
+		return false, fmt.Errorf("restore status of BareMetalHost %s from its annotation: %w", h.Name, err)
+	}
+	return true, nil
 }

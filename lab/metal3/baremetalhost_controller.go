@@ -133,6 +133,9 @@ func (r *hostReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 	}
 	log := ctrl.LoggerFrom(ctx).WithValues("provisioningState", host.Status.Provisioning.State)
 	ctx = ctrl.LoggerInto(ctx, log)
+	if done, err := r.restoreStatus(ctx, host); done || err != nil {
+		return requeueNow.ctrl(), err
+	}
 	hasFinalizer := controllerutil.ContainsFinalizer(host, bmov1alpha1.BareMetalHostFinalizer)
 	if !host.DeletionTimestamp.IsZero() && !hasFinalizer {
 		return ctrl.Result{}, nil // deleted, and not ours to hold

@@ -325,3 +325,34 @@ func TestAddressWithoutSystemPath(t *testing.T) {
 		t.Fatalf("error %q: want it to ask for a system", h.Status.ErrorMessage)
 	}
 }
+
+// baremetalhost.metal3.io/status gives a host without a status its first
+// one, as assisted-service writes installed hosts (an externally
+// provisioned host is not inspected, so the cached hardware stays), and
+// goes; on a host that has a status, the annotation only goes.
+func TestStatusAnnotationRestoresAndGoes(t *testing.T) {
+	t.Parallel()
+	b := newBMC(t, "node-0")
+	cached := `{"hardware":{"cpu":{"arch":"x86_64","count":32},"ramMebibytes":131072,"hostname":"cached"},"poweredOn":true}`
+	key := b.createHost("node-0", func(h *bmov1alpha1.BareMetalHost) {
+		h.Spec.ExternallyProvisioned = true
+		h.Annotations = map[string]string{bmov1alpha1.StatusAnnotation: cached}
+	})
+	h := waitHost(t, key, "externally provisioned with the cached hardware, the annotation gone", func(h *bmov1alpha1.BareMetalHost) bool {
+		_, still := h.Annotations[bmov1alpha1.StatusAnnotation]
+		return inState(bmov1alpha1.StateExternallyProvisioned)(h) && !still
+	})
+	if hw := h.Status.HardwareDetails; hw == nil || hw.CPU.Count != 32 || hw.RAMMebibytes != 131072 || hw.Hostname != "cached" {
+		t.Fatalf("hardware %+v: want the cached status's", hw)
+	}
+	update(t, key, func(h *bmov1alpha1.BareMetalHost) {
+		h.Annotations = map[string]string{bmov1alpha1.StatusAnnotation: `{"hardware":{"hostname":"stale"}}`}
+	})
+	h = waitHost(t, key, "the stale cache gone", func(h *bmov1alpha1.BareMetalHost) bool {
+		_, still := h.Annotations[bmov1alpha1.StatusAnnotation]
+		return !still
+	})
+	if hw := h.Status.HardwareDetails; hw == nil || hw.Hostname != "cached" || h.Status.Provisioning.State != bmov1alpha1.StateExternallyProvisioned {
+		t.Fatalf("state %s hardware %+v: want the status kept", h.Status.Provisioning.State, hw)
+	}
+}
