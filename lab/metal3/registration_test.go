@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
@@ -355,4 +356,34 @@ func TestStatusAnnotationRestoresAndGoes(t *testing.T) {
 	if hw := h.Status.HardwareDetails; hw == nil || hw.Hostname != "cached" || h.Status.Provisioning.State != bmov1alpha1.StateExternallyProvisioned {
 		t.Fatalf("state %s hardware %+v: want the status kept", h.Status.Provisioning.State, hw)
 	}
+}
+
+// A status cache that does not parse loses nothing: the host registers as
+// if it had none, a warning event says what is wrong, and the annotation
+// goes once the host has a status of its own.
+func TestStatusAnnotationThatDoesNotParse(t *testing.T) {
+	t.Parallel()
+	b := newBMC(t, "node-0")
+	key := b.createHost("node-0", func(h *bmov1alpha1.BareMetalHost) {
+		h.Spec.ExternallyProvisioned = true
+		h.Annotations = map[string]string{bmov1alpha1.StatusAnnotation: `{"hardware":`}
+	})
+	waitHost(t, key, "externally provisioned, the broken cache gone", func(h *bmov1alpha1.BareMetalHost) bool {
+		_, still := h.Annotations[bmov1alpha1.StatusAnnotation]
+		return inState(bmov1alpha1.StateExternallyProvisioned)(h) && !still
+	})
+	// Events are written asynchronously by the recorder's broadcaster.
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(time.Second) {
+		events := &corev1.EventList{}
+		if err := suite.client.List(context.Background(), events, client.InNamespace(key.Namespace)); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range events.Items {
+			if e.InvolvedObject.Name == key.Name && e.Type == corev1.EventTypeWarning && e.Reason == "InvalidAnnotationValue" &&
+				strings.Contains(e.Message, bmov1alpha1.StatusAnnotation) {
+				return
+			}
+		}
+	}
+	t.Fatalf("no warning event naming %s on host %s", bmov1alpha1.StatusAnnotation, key.Name)
 }
