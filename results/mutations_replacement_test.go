@@ -20,6 +20,7 @@ func replacementMutations() []mutation {
 		outage     = "replacement-reboot-bmc-outage"
 		dead       = "replacement-stays-dead"
 		short      = "replacement-short-circuit"
+		deadMaster = "replacement-control-plane-stays-dead"
 	)
 	return []mutation{
 		{"capi-admin-label-lost", reboot, capiAdminLabelLost, []string{"objects/machine/properties"}},
@@ -36,6 +37,8 @@ func replacementMutations() []mutation {
 		{"capi-short-circuit-remediates", short, capiShortCircuitRemediates, []string{"objects/health-check/properties"}},
 		{"capi-short-circuit-not-restricted", short, capiShortCircuitNotRestricted, []string{"objects/health-check/conditions"}},
 		{"capi-short-circuit-power-off", short, capiShortCircuitPowerOff, []string{"hosts/bmc"}},
+		{"mapi-dead-master-node-kept", deadMaster, mapiDeadMasterNodeKept, []string{"objects/machine/properties"}},
+		{"capi-dead-master-replaced", deadMaster, capiDeadMasterReplaced, []string{"objects/machine/properties"}},
 	}
 }
 
@@ -155,4 +158,25 @@ func capiShortCircuitPowerOff(t *testing.T, m, c *Observation) {
 		}
 	}
 	t.Fatal("no CAPI host with a BMC operation")
+}
+
+// deadMaster is the control-plane Machine whose host stayed dead.
+func deadMaster(t *testing.T, o *Observation) *Object {
+	t.Helper()
+	return findObject(t, o, "machine", func(obj *Object) bool { return obj.Properties["remediation.deadNode"] != "" })
+}
+
+// MAPI's remediation leaves the dead master's Node in place: the fate
+// entry pins "gone".
+func mapiDeadMasterNodeKept(t *testing.T, m, c *Observation) {
+	mach := deadMaster(t, m)
+	noDrift(t, mach.Properties["remediation.deadNode"] == "gone", "MAPI dead master's Node")
+	mach.Properties["remediation.deadNode"] = "kept, NotReady, taints none"
+}
+
+// CAPI's control plane replaces the dead master after all.
+func capiDeadMasterReplaced(t *testing.T, m, c *Observation) {
+	mach := deadMaster(t, c)
+	noDrift(t, strings.HasPrefix(mach.Properties["remediation.afterGaveUp"], "no Machine replaced"), "CAPI after giving up")
+	mach.Properties["remediation.afterGaveUp"] = "the Machine replaced by the control plane"
 }

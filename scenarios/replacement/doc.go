@@ -43,6 +43,14 @@
 //     remediate (OwnerRemediated is never set). The lab models no etcd
 //     membership (the spoke's API server and etcd run outside the
 //     hosts), and the report says so on the run's first milestone.
+//   - replacement-control-plane-stays-dead: the control-plane host hangs
+//     on every power-on; the remediation reboots it twice and gives up,
+//     and the run watches for a minute that the control plane keeps the
+//     same three Machines (OpenShift's Metal3Remediation never deletes a
+//     master; CAPM3 asks the owner with the deprecated v1beta1
+//     OwnerRemediated only, which the control-plane provider does not
+//     read). The dead member's Node fate is a property of its Machine;
+//     the Node aspects compare the two live members.
 //
 // In the runs of OpenShift's Metal3Remediation the lab's node fence
 // (lab/workload/nodefence) holds every other write to the Node the

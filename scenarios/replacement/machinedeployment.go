@@ -233,6 +233,8 @@ func (s *machineDeploymentSide) liveMachines(ctx context.Context, g Gomega) []wo
 	return out
 }
 
+func (s *machineDeploymentSide) forgetNode(name string) { s.workers = withoutNode(s.workers, name) }
+
 func (s *machineDeploymentSide) recordNode(ctx context.Context, run *scenarios.Run, name string) {
 	s.workers = recordJoinedNode(ctx, run, s.base.WorkloadConfig, s.workers, name)
 }

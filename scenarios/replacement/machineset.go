@@ -252,6 +252,8 @@ func (s *machineSetSide) liveMachines(ctx context.Context, g Gomega) []worker {
 	return out
 }
 
+func (s *machineSetSide) forgetNode(name string) { s.workers = withoutNode(s.workers, name) }
+
 func (s *machineSetSide) recordNode(ctx context.Context, run *scenarios.Run, name string) {
 	s.workers = recordJoinedNode(ctx, run, s.base.WorkloadConfig, s.workers, name)
 }

@@ -39,7 +39,7 @@ const (
 
 // Names are the scenario names this package's specs produce.
 func Names() []string {
-	return []string{NameReboot, NameRebootAnnotation, NameRebootBMCOutage, NameStaysDead, NameShortCircuit, NameControlPlane}
+	return []string{NameReboot, NameRebootAnnotation, NameRebootBMCOutage, NameStaysDead, NameShortCircuit, NameControlPlane, NameControlPlaneStaysDead}
 }
 
 // The BMC outage: from the moment the worker's Node stops being Ready,
@@ -86,6 +86,17 @@ func remediations(resource schema.GroupVersionResource, namespace string, ws []w
 	var out []framework.Watch
 	for _, w := range ws {
 		out = append(out, framework.Watch{Resource: resource, Namespace: namespace, Role: "remediation", FieldSelector: "metadata.name=" + w.Name})
+	}
+	return out
+}
+
+// withoutNode are the workers but the one on the named Node.
+func withoutNode(ws []worker, name string) []worker {
+	var out []worker
+	for _, w := range ws {
+		if w.Node != name {
+			out = append(out, w)
+		}
 	}
 	return out
 }
@@ -208,6 +219,9 @@ type side interface {
 	// recordNode adds a Node that joined during the run to what it
 	// records and compares.
 	recordNode(ctx context.Context, run *scenarios.Run, name string)
+	// forgetNode drops a Node from those the run compares at the end
+	// (its identity stays recorded).
+	forgetNode(name string)
 	// expectMachineHealthy: w's Machine says it is healthy again, as far
 	// as its API tells (CAPI: Ready and HealthCheckSucceeded True, which
 	// the health check writes when it deletes the remediation request; a
@@ -547,6 +561,15 @@ func Spec(inputGetter func() scenarios.Input) {
 		}
 		rebootSpec(ctx, in, NameControlPlane, results.FlowMAPI, mapiMasters)
 	}, SpecTimeout(30*time.Minute))
+	It("MAPI flow: a control-plane host's server stays dead; the Metal3Remediation reboots it twice, gives up, and nothing replaces the master", func(ctx SpecContext) {
+		in := inputGetter()
+		base := day1.Cluster(ctx, in, results.FlowMAPI)
+		if mapiMasters == nil || mapiMasters.base != base {
+			mapiMasters = newMachineSetSide(in, base, controlPlanePool)
+			mapiMasters.strategy = strategyMetal3Remediation
+		}
+		controlPlaneStaysDeadSpec(ctx, in, results.FlowMAPI, mapiMasters)
+	}, SpecTimeout(30*time.Minute))
 	var capiSide *machineDeploymentSide
 	capiSpec := func(name string, title string, alsoAs ...string) {
 		It(title, func(ctx SpecContext) {
@@ -583,6 +606,14 @@ func Spec(inputGetter func() scenarios.Input) {
 			capiControlPlane = newMachineDeploymentSide(in, base, controlPlanePool)
 		}
 		rebootSpec(ctx, in, NameControlPlane, results.FlowCAPI, capiControlPlane)
+	}, SpecTimeout(30*time.Minute))
+	It("CAPI flow: a control-plane host's server stays dead; CAPM3 reboots it twice, gives up, and nothing replaces the control-plane Machine", func(ctx SpecContext) {
+		in := inputGetter()
+		base := day1.Cluster(ctx, in, results.FlowCAPI)
+		if capiControlPlane == nil || capiControlPlane.base != base {
+			capiControlPlane = newMachineDeploymentSide(in, base, controlPlanePool)
+		}
+		controlPlaneStaysDeadSpec(ctx, in, results.FlowCAPI, capiControlPlane)
 	}, SpecTimeout(30*time.Minute))
 	for _, name := range Names() {
 		scenarios.DiffSpec(name, inputGetter)
