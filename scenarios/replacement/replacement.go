@@ -271,6 +271,19 @@ func runReboot(ctx context.Context, in scenarios.Input, run *scenarios.Run, s si
 	run.SetProperty(w.Machine, propertyRefused, orNone(refused))
 }
 
+// countsWhileUnhealthy are the health check's counts once it counts a
+// Machine unhealthy, or "" before: CAPI's health check creates the
+// remediation request before it writes its status in the same
+// reconcile, so a poll may see the request with the counts of the pass
+// before.
+func countsWhileUnhealthy(ctx context.Context, g Gomega, s side) string {
+	_, counts := s.healthCounts(ctx, g)
+	if counts.healthy < counts.expected {
+		return counts.String()
+	}
+	return ""
+}
+
 // startFence puts the lab's node fence on the worker's Node (marked by
 // the admin label) for the run, so that the remediation's restore of the
 // recreated Node's labels and annotations lands before any other write
@@ -329,9 +342,10 @@ type follow struct {
 func (f *follow) step(ctx context.Context, g Gomega) {
 	if !f.requested && f.s.requested(ctx, g, f.w) {
 		f.requested = true
-		_, counts := f.s.healthCounts(ctx, g)
-		f.during = counts.String()
 		f.run.Reach(milestoneRequested)
+	}
+	if f.requested && f.during == "" {
+		f.during = countsWhileUnhealthy(ctx, g, f.s)
 	}
 	host := f.s.host(ctx, g, f.w)
 	if f.outage {
@@ -355,6 +369,7 @@ func (f *follow) step(ctx context.Context, g Gomega) {
 		}
 	}
 	g.Expect(f.nodeBack).To(BeTrue(), "the worker's Node Ready after a new boot (requested %v, powered off %v)", f.requested, f.poweredOff)
+	g.Expect(f.during).NotTo(BeEmpty(), "the health check's counts while the worker was unhealthy")
 	g.Expect(f.s.requested(ctx, g, f.w)).To(BeFalse(), "the remediation request is gone")
 	g.Expect(host.Status.PoweredOn).To(BeTrue(), "host %s on", host.Name)
 	g.Expect(host.Status.ErrorType).To(BeEmpty(), "host %s without error (%s)", host.Name, host.Status.ErrorMessage)

@@ -89,14 +89,19 @@ func staysDeadSpec(ctx SpecContext, in scenarios.Input, flow results.Flow, s sid
 // followDeath reaches the milestones up to the remediation giving up.
 func followDeath(ctx context.Context, in scenarios.Input, run *scenarios.Run, s side, w worker, hungAt time.Time) {
 	var requested bool
+	var during string
 	offs := 0
 	iv := interval(in, "wait-machines-running")
 	Eventually(func(g Gomega) {
 		if !requested && s.requested(ctx, g, w) {
 			requested = true
-			uid, counts := s.healthCounts(ctx, g)
-			run.SetProperty(uid, propertyHealthDuring, counts.String())
 			run.Reach(milestoneRequested)
+		}
+		if requested && during == "" {
+			if during = countsWhileUnhealthy(ctx, g, s); during != "" {
+				uid, _ := s.healthCounts(ctx, g)
+				run.SetProperty(uid, propertyHealthDuring, during)
+			}
 		}
 		host := s.hostNamed(ctx, g, w.Host)
 		n, err := scenarios.PowerOffsSince(ctx, in.Lab, host, hungAt)
@@ -106,6 +111,7 @@ func followDeath(ctx context.Context, in scenarios.Input, run *scenarios.Run, s 
 		}
 		g.Expect(offs).To(Equal(2), "power-offs of host %s since it hung", host.Name)
 		g.Expect(s.markedUnhealthy(host)).To(BeTrue(), "host %s marked unhealthy", host.Name)
+		g.Expect(during).NotTo(BeEmpty(), "the health check's counts while the worker was unhealthy")
 	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(time.Second).Should(Succeed())
 	run.Reach(milestoneGaveUp)
 }
