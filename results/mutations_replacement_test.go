@@ -21,6 +21,7 @@ func replacementMutations() []mutation {
 		dead       = "replacement-stays-dead"
 		short      = "replacement-short-circuit"
 		deadMaster = "replacement-control-plane-stays-dead"
+		ownerless  = "replacement-owner-less"
 	)
 	return []mutation{
 		{"capi-admin-label-lost", reboot, capiAdminLabelLost, []string{"objects/machine/properties"}},
@@ -39,6 +40,8 @@ func replacementMutations() []mutation {
 		{"capi-short-circuit-power-off", short, capiShortCircuitPowerOff, []string{"hosts/bmc"}},
 		{"mapi-dead-master-node-kept", deadMaster, mapiDeadMasterNodeKept, []string{"objects/machine/properties"}},
 		{"capi-dead-master-replaced", deadMaster, capiDeadMasterReplaced, []string{"objects/machine/properties"}},
+		{"mapi-owner-less-machine-deleted", ownerless, mapiOwnerlessMachineDeleted, []string{"objects/machine/properties"}},
+		{"capi-owner-less-node-kept", ownerless, capiOwnerlessNodeKept, []string{"objects/machine/properties"}},
 	}
 }
 
@@ -179,4 +182,24 @@ func capiDeadMasterReplaced(t *testing.T, m, c *Observation) {
 	mach := deadMaster(t, c)
 	noDrift(t, strings.HasPrefix(mach.Properties["remediation.afterGaveUp"], "no Machine replaced"), "CAPI after giving up")
 	mach.Properties["remediation.afterGaveUp"] = "the Machine replaced by the control plane"
+}
+
+// outcomeMachine is the day-2 worker's Machine of an owner-less run.
+func outcomeMachine(t *testing.T, o *Observation) *Object {
+	t.Helper()
+	return findObject(t, o, "machine", func(obj *Object) bool { return obj.Properties["remediation.outcome"] != "" })
+}
+
+// MAO deletes the owner-less Machine after all, as if it had an owner.
+func mapiOwnerlessMachineDeleted(t *testing.T, m, c *Observation) {
+	mach := outcomeMachine(t, m)
+	noDrift(t, mach.Properties["remediation.machine"] == "same", "MAPI owner-less Machine")
+	mach.Properties["remediation.machine"] = "replaced"
+}
+
+// CAPI replaces the Machine but leaves the hung worker's Node behind.
+func capiOwnerlessNodeKept(t *testing.T, m, c *Observation) {
+	mach := outcomeMachine(t, c)
+	noDrift(t, mach.Properties["remediation.deadNode"] == "gone", "CAPI replaced Machine's Node")
+	mach.Properties["remediation.deadNode"] = "kept, NotReady, taints none"
 }

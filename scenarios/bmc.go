@@ -3,10 +3,13 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+	"github.com/stmcginnis/gofish"
+	gfredfish "github.com/stmcginnis/gofish/redfish"
 
 	"github.com/paritylab/paritylab/framework"
 	"github.com/paritylab/paritylab/lab"
@@ -113,4 +116,31 @@ func ClearHostFault(ctx context.Context, l *framework.Lab, host *bmov1alpha1.Bar
 		return err
 	}
 	return redfish.DeleteFault(ctx, admin)
+}
+
+// PowerCycleAtBMC powers a host's server off and on again at its BMC,
+// through a Redfish client no one here wrote (gofish), as an admin does
+// for a server no BareMetalHost manages power of (a ZTP day-2 host,
+// whose hub host is detached and whose spoke copy has no BMC). The
+// power-off ends a hang fault that lasts until one.
+func PowerCycleAtBMC(ctx context.Context, l *framework.Lab, host *bmov1alpha1.BareMetalHost) error {
+	admin, err := bmcAdmin(l, host)
+	if err != nil {
+		return err
+	}
+	c, err := gofish.ConnectContext(ctx, gofish.ClientConfig{Endpoint: admin.URL, Username: admin.Username, Password: admin.Password, BasicAuth: true})
+	if err != nil {
+		return fmt.Errorf("connect to the BMC of host %s: %w", host.Name, err)
+	}
+	defer c.Logout()
+	sys, err := gfredfish.GetComputerSystem(c, "/redfish/v1/Systems/"+url.PathEscape(admin.SystemID))
+	if err != nil {
+		return fmt.Errorf("read the system of host %s: %w", host.Name, err)
+	}
+	for _, reset := range []gfredfish.ResetType{gfredfish.ForceOffResetType, gfredfish.OnResetType} {
+		if err := sys.Reset(reset); err != nil {
+			return fmt.Errorf("%s host %s at its BMC: %w", reset, host.Name, err)
+		}
+	}
+	return nil
 }

@@ -128,6 +128,9 @@ type HostList struct {
 	// Labels, when set, limits the list to the hosts carrying them (a
 	// pool's among others in the namespace).
 	Labels client.MatchingLabels
+	// Name, when set, limits the list to the host of that name (a ZTP
+	// day-2 host's copy in the spoke, which carries no labels of its own).
+	Name string
 }
 
 // Stop stops the recorders, for a run whose observation is not wanted.
@@ -160,7 +163,11 @@ func (r *Run) Finish(ctx context.Context, l *framework.Lab, in FinishInput) *res
 	}
 	for _, hl := range in.HostLists {
 		hosts := &bmov1alpha1.BareMetalHostList{}
-		if err := hl.Client.List(ctx, hosts, client.InNamespace(hl.Namespace), hl.Labels); err != nil {
+		opts := []client.ListOption{client.InNamespace(hl.Namespace), hl.Labels}
+		if hl.Name != "" {
+			opts = append(opts, client.MatchingFields{"metadata.name": hl.Name})
+		}
+		if err := hl.Client.List(ctx, hosts, opts...); err != nil {
 			oi.Errors = append(oi.Errors, listError("hosts", err))
 		}
 		oi.Hosts = append(oi.Hosts, hosts.Items...)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	machinev1beta1 "github.com/openshift/api/machine/v1beta1"
@@ -115,48 +114,8 @@ func (s *machineSetSide) waitRunning(ctx context.Context, n int) []worker {
 func (s *machineSetSide) addWorker(ctx context.Context, ready func()) {
 	site := s.base.ZTP
 	Expect(site).NotTo(BeNil(), "the MAPI day-1 cluster is a ZTP site")
-	name := day2HostName
-	_, err := s.in.Hosts.Claim(ctx, site.HostClaim(name, "worker"))
-	Expect(err).NotTo(HaveOccurred())
-	By("waiting for the ZTP day-2 host to join the spoke Ready")
-	iv := interval(s.in, "wait-machines-running")
-	Eventually(func(g Gomega) {
-		expectNodeReady(ctx, g, s.spoke, name)
-	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
-	ready()
-	By("waiting for its hub host to be detached")
-	Eventually(func(g Gomega) {
-		bmh := &bmov1alpha1.BareMetalHost{}
-		g.Expect(s.in.Lab.Client().Get(ctx, client.ObjectKey{Namespace: site.Namespace, Name: name}, bmh)).To(Succeed())
-		g.Expect(bmh.Annotations).To(HaveKey("baremetalhost.metal3.io/detached"))
-	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
-	s.waitRecordedInSpoke(ctx, name)
-}
-
-// waitRecordedInSpoke waits for what the ZTP flow does in the spoke with
-// a host it added: the BMAC gives it a BareMetalHost and a Machine there
-// once its agent is done, which comes a moment after the node is Ready;
-// the spoke's bare-metal operator then takes the host's record in, and
-// MAO links the Machine to the node. Observing before that would record
-// when the scenario moved on, not what the flow did.
-func (s *machineSetSide) waitRecordedInSpoke(ctx context.Context, host string) {
-	By("waiting for the ZTP day-2 host's BareMetalHost and Machine in the spoke")
-	iv := interval(s.in, "wait-machines-running")
-	Eventually(func(g Gomega) {
-		bmh := &bmov1alpha1.BareMetalHost{}
-		g.Expect(s.spoke.Get(ctx, client.ObjectKey{Namespace: scenarios.MachineAPINamespace, Name: host}, bmh)).To(Succeed())
-		g.Expect(bmh.Status.Provisioning.State).NotTo(BeEmpty(), "spoke BareMetalHost %s provisioning state", host)
-		g.Expect(bmh.Status.HardwareDetails).NotTo(BeNil(), "spoke BareMetalHost %s hardware details", host)
-		g.Expect(bmh.Annotations).NotTo(HaveKey(bmov1alpha1.HardwareDetailsAnnotation), "spoke BareMetalHost %s", host)
-		list := &machinev1beta1.MachineList{}
-		g.Expect(s.spoke.List(ctx, list, client.InNamespace(scenarios.MachineAPINamespace))).To(Succeed())
-		linked := false
-		for _, m := range list.Items {
-			g.Expect(m.Status.Phase).To(HaveValue(Equal(machinev1beta1.PhaseRunning)), "Machine %s", m.Name)
-			linked = linked || (m.Status.NodeRef != nil && m.Status.NodeRef.Name == host)
-		}
-		g.Expect(linked).To(BeTrue(), "a Machine linked to node %s", host)
-	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
+	scenarios.AddZTPDay2Worker(ctx, scenarios.ZTPDay2WorkerInput{Hosts: s.in.Hosts, Hub: s.in.Lab.Client(), Spoke: s.spoke,
+		Site: *site, Name: day2HostName, Interval: interval(s.in, "wait-machines-running"), Ready: ready})
 }
 
 // finish: the hosts in the spoke's machine API namespace (see the day1

@@ -32,6 +32,17 @@
 //     come back depends on which returns first, so the run brings them
 //     back after its observation is kept (health check deleted, a hard
 //     reboot of each host), outside what is compared.
+//   - replacement-owner-less: each flow's day-2 worker hangs under a
+//     MachineHealthCheck with no remediation template and no strategy,
+//     which leaves the Machine to its owner. MAPI: the worker ZTP adds on
+//     day 2, whose Machine the BMAC writes without an owner (and whose
+//     copy of the host in the spoke has no BMC; power lives on the hub's
+//     host, which is detached): MAO's internal remediation records
+//     SkippedNoController and does nothing. CAPI: a MachineDeployment's
+//     worker, which its MachineSet deletes and replaces on the set's
+//     spare host. The run waits for the Machine replaced, or 60 s with
+//     nothing done to it, and records which; a worker left alone is
+//     power-cycled at its BMC after the observation is kept.
 //   - replacement-control-plane: a control-plane host's server hangs and
 //     comes back after a power cycle. MAPI: a MachineHealthCheck over the
 //     installer's master Machines with a Metal3RemediationTemplate (MAO's
@@ -66,7 +77,9 @@
 // hosts by the pool's labels): one replica over two hosts, the second
 // the spare a replacement takes; hosts the machine API manages with their
 // BMC, as remediation needs; the short-circuit's set has three replicas
-// over three hosts of its own. A run compares the set's Machines, the
-// pool's hosts, the workers' Nodes and the events from its start only;
-// the day-1 cluster it starts from is day1's to compare.
+// over three hosts of its own; the owner-less sub-case's CAPI set has
+// one replica and a spare, its MAPI set is the one ZTP day-2 host. A
+// run compares the set's Machines, the pool's hosts, the workers' Nodes
+// and the events from its start only; the day-1 cluster it starts from
+// is day1's to compare.
 package replacement

@@ -76,6 +76,14 @@ func (s *machineDeploymentSide) ensureWorkers(ctx context.Context) []worker {
 		Expect(s.hub.Create(ctx, tmpl)).To(Succeed())
 		md := s.base.Site.MachineDeployment(s.name, int32(s.pool.replicas))
 		md.Spec.Template.Spec.InfrastructureRef.Name = tmpl.Name
+		if s.pool.ztpDay2 {
+			// The label the MAPI flow's owner-less Machine gets for its
+			// health check, so that both flows' Machines carry it.
+			if md.Spec.Template.Labels == nil {
+				md.Spec.Template.Labels = map[string]string{}
+			}
+			md.Spec.Template.Labels[healthCheckLabel] = s.pool.name
+		}
 		Expect(s.hub.Create(ctx, md)).To(Succeed())
 		s.created = true
 	}
@@ -130,14 +138,20 @@ func (s *machineDeploymentSide) record(ctx context.Context, run *scenarios.Run, 
 }
 
 // createHealthCheck: the MAPI side's checks, with CAPM3's Reboot
-// template.
+// template (none when the owner remediates).
 func (s *machineDeploymentSide) createHealthCheck(ctx context.Context, hc healthCheck) {
-	By("creating a Metal3RemediationTemplate (Reboot) and a MachineHealthCheck that names it")
-	tmpl := &capm3v1beta2.Metal3RemediationTemplate{ObjectMeta: metav1.ObjectMeta{Name: s.name, Namespace: s.base.Namespace},
-		Spec: capm3v1beta2.Metal3RemediationTemplateSpec{Template: capm3v1beta2.Metal3RemediationTemplateResource{
-			Spec: capm3v1beta2.Metal3RemediationSpec{Strategy: &capm3v1beta2.RemediationStrategy{
-				Type: capm3v1beta2.RebootRemediationStrategy, RetryLimit: retryLimit, TimeoutSeconds: int32(hc.retryTimeout.Seconds())}}}}}
-	Expect(s.hub.Create(ctx, tmpl)).To(Succeed())
+	var ref clusterv1.MachineHealthCheckRemediationTemplateReference
+	if hc.ownerRemediates {
+		By("creating a MachineHealthCheck without a remediation template")
+	} else {
+		By("creating a Metal3RemediationTemplate (Reboot) and a MachineHealthCheck that names it")
+		tmpl := &capm3v1beta2.Metal3RemediationTemplate{ObjectMeta: metav1.ObjectMeta{Name: s.name, Namespace: s.base.Namespace},
+			Spec: capm3v1beta2.Metal3RemediationTemplateSpec{Template: capm3v1beta2.Metal3RemediationTemplateResource{
+				Spec: capm3v1beta2.Metal3RemediationSpec{Strategy: &capm3v1beta2.RemediationStrategy{
+					Type: capm3v1beta2.RebootRemediationStrategy, RetryLimit: retryLimit, TimeoutSeconds: int32(hc.retryTimeout.Seconds())}}}}}
+		Expect(s.hub.Create(ctx, tmpl)).To(Succeed())
+		ref = clusterv1.MachineHealthCheckRemediationTemplateReference{APIVersion: capm3v1beta2.GroupVersion.String(), Kind: "Metal3RemediationTemplate", Name: tmpl.Name}
+	}
 	unknown, notReady := ptr.To(int32(unreachableAfter.Seconds())), ptr.To(int32(notReadyAfter.Seconds()))
 	mhc := &clusterv1.MachineHealthCheck{ObjectMeta: metav1.ObjectMeta{Name: s.name, Namespace: s.base.Namespace},
 		Spec: clusterv1.MachineHealthCheckSpec{
@@ -150,8 +164,7 @@ func (s *machineDeploymentSide) createHealthCheck(ctx context.Context, hc health
 					{Type: corev1.NodeReady, Status: corev1.ConditionFalse, TimeoutSeconds: notReady},
 				},
 			},
-			Remediation: clusterv1.MachineHealthCheckRemediation{TemplateRef: clusterv1.MachineHealthCheckRemediationTemplateReference{
-				APIVersion: capm3v1beta2.GroupVersion.String(), Kind: "Metal3RemediationTemplate", Name: tmpl.Name}},
+			Remediation: clusterv1.MachineHealthCheckRemediation{TemplateRef: ref},
 		}}
 	if hc.maxUnhealthy != nil {
 		mhc.Spec.Remediation.TriggerIf.UnhealthyLessThanOrEqualTo = hc.maxUnhealthy
@@ -269,4 +282,26 @@ func (s *machineDeploymentSide) finish(ctx context.Context, failed bool, why str
 		AgentNamespace: s.base.Namespace,
 		HostLists:      []scenarios.HostList{{Client: s.hub, Namespace: s.base.Namespace, Labels: s.pool.labels()}}}
 	return s.run.Finish(ctx, s.in.Lab, in)
+}
+
+// ownerAsked: CAPI's health check without a remediation template sets
+// OwnerRemediated False on the Machine, which its MachineSet acts on.
+func (s *machineDeploymentSide) ownerAsked(ctx context.Context, g Gomega, w worker) bool {
+	m := &clusterv1.Machine{}
+	err := s.hub.Get(ctx, client.ObjectKey{Namespace: s.base.Namespace, Name: w.Name}, m)
+	if apierrors.IsNotFound(err) {
+		return true
+	}
+	g.Expect(err).NotTo(HaveOccurred())
+	return m.UID != w.Machine || !m.DeletionTimestamp.IsZero() || conditions.IsFalse(m, clusterv1.MachineOwnerRemediatedCondition)
+}
+
+func (s *machineDeploymentSide) machineExists(ctx context.Context, g Gomega, w worker) bool {
+	m := &clusterv1.Machine{}
+	err := s.hub.Get(ctx, client.ObjectKey{Namespace: s.base.Namespace, Name: w.Name}, m)
+	if apierrors.IsNotFound(err) {
+		return false
+	}
+	g.Expect(err).NotTo(HaveOccurred())
+	return m.UID == w.Machine
 }

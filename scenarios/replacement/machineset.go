@@ -66,8 +66,11 @@ func (s *machineSetSide) workload() client.Client { return s.spoke }
 // selector selects the set's Machines: the MachineSet's, or the
 // installer's control-plane Machines.
 func (s *machineSetSide) selector() map[string]string {
-	if s.pool.controlPlane {
+	switch {
+	case s.pool.controlPlane:
 		return map[string]string{mapi.RoleLabel: "master"}
+	case s.pool.ztpDay2:
+		return map[string]string{healthCheckLabel: s.pool.name}
 	}
 	return map[string]string{mapi.MachineSetLabel: s.name}
 }
@@ -79,6 +82,10 @@ func (s *machineSetSide) ensureWorkers(ctx context.Context) []worker {
 		// value (the hosts' role label says control-plane), which the
 		// names' normalisation would hide.
 		s.name = "masters"
+	}
+	if s.name == "" && s.pool.ztpDay2 {
+		s.addZTPWorker(ctx)
+		s.name = "ztp-" + s.pool.name
 	}
 	if s.name == "" {
 		By(fmt.Sprintf("moving the %s pool's hosts into the spoke's machine API namespace and creating a worker MachineSet of %d replica(s)", s.pool.name, s.pool.replicas))
@@ -132,9 +139,13 @@ func (s *machineSetSide) machineUID(ctx context.Context, g Gomega, w worker) typ
 func (s *machineSetSide) record(ctx context.Context, run *scenarios.Run, ws []worker) {
 	ns := scenarios.MachineAPINamespace
 	s.run, s.workers = run, ws
+	hosts := framework.Watch{Resource: scenarios.BareMetalHosts, Namespace: ns, Role: "host", Interchangeable: true, LabelSelector: s.pool.selector()}
+	if s.pool.ztpDay2 {
+		hosts.LabelSelector, hosts.FieldSelector = "", "metadata.name="+s.pool.ztpHost()
+	}
 	watches := []framework.Watch{
 		{Resource: scenarios.MAPIMachines, Namespace: ns, Role: "machine", LabelSelector: labels.SelectorFromSet(s.selector()).String()},
-		{Resource: scenarios.BareMetalHosts, Namespace: ns, Role: "host", Interchangeable: true, LabelSelector: s.pool.selector()},
+		hosts,
 		{Resource: mapiHealthChecks, Namespace: ns, Role: "health-check", FieldSelector: "metadata.name=" + s.name},
 	}
 	watches = append(watches, remediations(mapiMetal3Remediations, ns, ws)...)
@@ -157,8 +168,10 @@ func (s *machineSetSide) createHealthCheck(ctx context.Context, hc healthCheck) 
 			MaxUnhealthy:       ptr.To(ptr.Deref(hc.maxUnhealthy, intstr.FromString("100%"))),
 		},
 	}
-	switch s.strategy {
-	case strategyAnnotation:
+	switch {
+	case hc.ownerRemediates:
+		By("creating a MachineHealthCheck without a remediation template or strategy")
+	case s.strategy == strategyAnnotation:
 		By("creating a MachineHealthCheck with the external-baremetal remediation strategy")
 		mhc.Annotations = map[string]string{remediationStrategyAnnotation: string(strategyAnnotation)}
 	default:
@@ -279,12 +292,16 @@ func (s *machineSetSide) deleteMachine(ctx context.Context, g Gomega, w worker) 
 }
 
 func (s *machineSetSide) finish(ctx context.Context, failed bool, why string) *results.Observation {
+	hosts := scenarios.HostList{Client: s.spoke, Namespace: scenarios.MachineAPINamespace, Labels: s.pool.labels()}
+	if s.pool.ztpDay2 {
+		hosts.Labels, hosts.Name = nil, s.pool.ztpHost()
+	}
 	in := scenarios.FinishInput{Failed: failed, Err: why, Workload: s.spoke, WorkloadConfig: s.base.WorkloadConfig,
 		NodeNames: nodeNames(s.workers),
 		// No PoolHosts: only the remediated host's BMC acts during a run,
 		// so its power timeline is compared in order, as one line.
 		AgentNamespace: s.base.Namespace,
-		HostLists:      []scenarios.HostList{{Client: s.spoke, Namespace: scenarios.MachineAPINamespace, Labels: s.pool.labels()}}}
+		HostLists:      []scenarios.HostList{hosts}}
 	return s.run.Finish(ctx, s.in.Lab, in)
 }
 
@@ -311,8 +328,60 @@ type healthCheck struct {
 	maxUnhealthy *intstr.IntOrString
 	// retryTimeout is the template's timeout of each reboot.
 	retryTimeout time.Duration
+	// ownerRemediates: no remediation template (and no MAPI strategy):
+	// the health check leaves the Machine to its owner (NameOwnerless).
+	ownerRemediates bool
 }
 
 // rebootHealthCheck: no limit, and reboots that never time out in a run
 // (the Node is back within a minute).
 var rebootHealthCheck = healthCheck{retryTimeout: 10 * time.Minute}
+
+// addZTPWorker adds the ztpDay2 set's worker through ZTP day 2 and labels
+// its Machine, which the BMAC writes without an owner, for the health
+// check, as an admin does to select it alone.
+func (s *machineSetSide) addZTPWorker(ctx context.Context) {
+	site := s.base.ZTP
+	Expect(site).NotTo(BeNil(), "the MAPI day-1 cluster is a ZTP site")
+	m := scenarios.AddZTPDay2Worker(ctx, scenarios.ZTPDay2WorkerInput{Hosts: s.in.Hosts, Hub: s.in.Lab.Client(), Spoke: s.spoke,
+		Site: *site, Name: s.pool.ztpHost(), Interval: interval(s.in, "wait-machines-running")})
+	Expect(metav1.GetControllerOf(m)).To(BeNil(), "the ZTP day-2 Machine %s has no controller owner", m.Name)
+	By("labelling the ZTP day-2 Machine " + m.Name + " for the health check")
+	p := client.MergeFrom(m.DeepCopy())
+	if m.Labels == nil {
+		m.Labels = map[string]string{}
+	}
+	m.Labels[healthCheckLabel] = s.pool.name
+	Expect(s.spoke.Patch(ctx, m, p)).To(Succeed())
+}
+
+// ownerAsked: MAO's internal remediation records SkippedNoController on
+// a Machine without a controller owner, MachineDeleted on one it deleted
+// (machinehealthcheck_controller.go internalRemediation).
+func (s *machineSetSide) ownerAsked(ctx context.Context, g Gomega, w worker) bool {
+	m := &machinev1beta1.Machine{}
+	err := s.spoke.Get(ctx, client.ObjectKey{Namespace: scenarios.MachineAPINamespace, Name: w.Name}, m)
+	if apierrors.IsNotFound(err) || (err == nil && (m.UID != w.Machine || !m.DeletionTimestamp.IsZero())) {
+		return true
+	}
+	g.Expect(err).NotTo(HaveOccurred())
+	events := &corev1.EventList{}
+	g.Expect(s.spoke.List(ctx, events, client.InNamespace(scenarios.MachineAPINamespace),
+		client.MatchingFields{"involvedObject.uid": string(w.Machine)})).To(Succeed())
+	for _, e := range events.Items {
+		if e.Reason == "SkippedNoController" || e.Reason == "MachineDeleted" {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *machineSetSide) machineExists(ctx context.Context, g Gomega, w worker) bool {
+	m := &machinev1beta1.Machine{}
+	err := s.spoke.Get(ctx, client.ObjectKey{Namespace: scenarios.MachineAPINamespace, Name: w.Name}, m)
+	if apierrors.IsNotFound(err) {
+		return false
+	}
+	g.Expect(err).NotTo(HaveOccurred())
+	return m.UID == w.Machine
+}

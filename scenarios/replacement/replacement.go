@@ -39,7 +39,7 @@ const (
 
 // Names are the scenario names this package's specs produce.
 func Names() []string {
-	return []string{NameReboot, NameRebootAnnotation, NameRebootBMCOutage, NameStaysDead, NameShortCircuit, NameControlPlane, NameControlPlaneStaysDead}
+	return []string{NameReboot, NameRebootAnnotation, NameRebootBMCOutage, NameStaysDead, NameShortCircuit, NameOwnerless, NameControlPlane, NameControlPlaneStaysDead}
 }
 
 // The BMC outage: from the moment the worker's Node stops being Ready,
@@ -231,9 +231,17 @@ type side interface {
 	// requestGone, requestLive, or being deleted and held by which
 	// finalizers.
 	requestState(ctx context.Context, g Gomega, w worker) string
+	// ownerAsked: the health check, having no remediation template,
+	// handed w's Machine to its owner, as far as the API tells: MAO's
+	// event for a Machine it skips as having no controller owner, or for
+	// one it deleted; CAPI's OwnerRemediated False. A Machine gone or
+	// being deleted was handed over too.
+	ownerAsked(ctx context.Context, g Gomega, w worker) bool
 	// rebootHost has w's BareMetalHost power-cycle its server once, hard
 	// (reboot.metal3.io), as an admin does.
 	rebootHost(ctx context.Context, w worker)
+	// machineExists: w's Machine is still there, deleted or not.
+	machineExists(ctx context.Context, g Gomega, w worker) bool
 	// deleteMachine deletes w's Machine, as an admin does.
 	deleteMachine(ctx context.Context, g Gomega, w worker)
 	machineUID(ctx context.Context, g Gomega, w worker) types.UID
@@ -566,6 +574,11 @@ func Spec(inputGetter func() scenarios.Input) {
 		s.strategy = strategyMetal3Remediation
 		shortCircuitSpec(ctx, in, results.FlowMAPI, s)
 	}, SpecTimeout(30*time.Minute))
+	It("MAPI flow: an owner-less ZTP day-2 worker's server hangs under a MachineHealthCheck without a remediation template", func(ctx SpecContext) {
+		in := inputGetter()
+		s := newMachineSetSide(in, day1.Cluster(ctx, in, results.FlowMAPI), day2Pool)
+		ownerlessSpec(ctx, in, results.FlowMAPI, s)
+	}, SpecTimeout(30*time.Minute))
 	var mapiMasters *machineSetSide
 	It("MAPI flow: a control-plane host's server hangs; a MachineHealthCheck over the master Machines with a Metal3RemediationTemplate power-cycles it", func(ctx SpecContext) {
 		in := inputGetter()
@@ -612,6 +625,11 @@ func Spec(inputGetter func() scenarios.Input) {
 		in := inputGetter()
 		s := newMachineDeploymentSide(in, day1.Cluster(ctx, in, results.FlowCAPI), shortCircuitPool)
 		shortCircuitSpec(ctx, in, results.FlowCAPI, s)
+	}, SpecTimeout(30*time.Minute))
+	It("CAPI flow: a MachineDeployment's day-2 worker's server hangs under a MachineHealthCheck without a remediation template", func(ctx SpecContext) {
+		in := inputGetter()
+		s := newMachineDeploymentSide(in, day1.Cluster(ctx, in, results.FlowCAPI), day2Pool)
+		ownerlessSpec(ctx, in, results.FlowCAPI, s)
 	}, SpecTimeout(30*time.Minute))
 	var capiControlPlane *machineDeploymentSide
 	It("CAPI flow: a control-plane host's server hangs; a MachineHealthCheck over the control plane's Machines with CAPM3's Metal3RemediationTemplate power-cycles it", func(ctx SpecContext) {
