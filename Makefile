@@ -5,7 +5,7 @@ SHELL := /usr/bin/env bash -o pipefail -o errexit
 
 # The Go proxy has some of these modules' versions, the checksum database not.
 # go.sum still pins every hash.
-export GONOSUMDB := github.com/openshift,github.com/metal3-io,sigs.k8s.io/cluster-api
+export GONOSUMDB := github.com/openshift,github.com/metal3-io,sigs.k8s.io/cluster-api,sigs.k8s.io/prow
 export GOFLAGS := -buildvcs=false
 
 CACHE_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/paritylab
@@ -19,6 +19,11 @@ export ARTIFACTS
 
 CONTROLLER_GEN_VERSION := $(shell awk '$$1 == "sigs.k8s.io/controller-tools" { print $$2 }' ci/tools/go.mod)
 CONTROLLER_GEN := $(PARITYLAB_BIN_DIR)/controller-gen-$(CONTROLLER_GEN_VERSION)
+# Prow's checkconfig, from the pinned sigs.k8s.io/prow (a module of its own:
+# Prow's Kubernetes libraries are older than controller-tools'). The
+# ci/prow tests run it too.
+CHECKCONFIG_VERSION := $(shell awk '$$1 == "sigs.k8s.io/prow" { print $$2 }' ci/tools/prow/go.mod)
+export CHECKCONFIG := $(PARITYLAB_BIN_DIR)/checkconfig-$(CHECKCONFIG_VERSION)
 GINKGO := go tool ginkgo
 PARITYLAB := bin/paritylab
 
@@ -36,6 +41,8 @@ E2E_LABEL_FILTER ?=
 # run within CI's 90 minutes.
 E2E_TIMEOUT ?= 80m
 E2E_CONFIG ?= $(CURDIR)/ci/e2e/local.yaml
+# More ginkgo flags, e.g. --dry-run to list the specs a filter selects.
+E2E_GINKGO_FLAGS ?=
 # How many runs `make e2e-parity-soak` makes.
 N ?= 5
 
@@ -61,12 +68,17 @@ controlplane: ## Build kube-apiserver, kube-controller-manager and etcd into the
 	@ci/scripts/build-controlplane.sh
 
 .PHONY: tools
-tools: $(CONTROLLER_GEN) ## Build the pinned code generators into the binary cache.
+tools: $(CONTROLLER_GEN) $(CHECKCONFIG) ## Build the pinned code generators and Prow's checkconfig into the binary cache.
 
 $(CONTROLLER_GEN):
 	@echo "==> building controller-gen $(CONTROLLER_GEN_VERSION)"
 	@mkdir -p $(PARITYLAB_BIN_DIR)
 	cd ci/tools && go build -o $@.partial sigs.k8s.io/controller-tools/cmd/controller-gen && mv $@.partial $@
+
+$(CHECKCONFIG):
+	@echo "==> building Prow's checkconfig $(CHECKCONFIG_VERSION)"
+	@mkdir -p $(PARITYLAB_BIN_DIR)
+	cd ci/tools/prow && go build -o $@.partial sigs.k8s.io/prow/cmd/checkconfig && mv $@.partial $@
 
 ##@ Build
 
@@ -82,8 +94,16 @@ generate: tools ## Regenerate deepcopy code, CRDs, and the providers' RBAC, webh
 ##@ Test
 
 .PHONY: test
-test: deps ## Unit and integration tests (integration runs real kube-apiserver/etcd).
+test: deps verify-prow ## Unit and integration tests (integration runs real kube-apiserver/etcd), and the Prow jobs checked.
 	go test $(GO_TEST_FLAGS) $(TEST_PACKAGES)
+
+# The vanilla Prow jobs through Prow's own loader, every warning an error
+# (the flags ci/prow/vanilla_test.go uses too); its messages are Prow's.
+.PHONY: verify-prow
+verify-prow: $(CHECKCONFIG) ## Check ci/prow/vanilla with Prow's checkconfig.
+	@echo "==> checkconfig ci/prow/vanilla"
+	@$(CHECKCONFIG) --config-path=ci/prow/vanilla/config.yaml --job-config-path=ci/prow/vanilla/jobs --strict \
+		--include-default-warnings --warnings=unknown-fields-all --warnings=valid-decoration-config
 
 .PHONY: e2e-parity
 e2e-parity: deps ## Run the parity scenarios on the local profile; JUnit, the report and logs land in $(ARTIFACTS); ends with the summary table.
@@ -99,7 +119,7 @@ e2e-parity-run:
 	@rm -f $(ARTIFACTS)/summary.txt $(ARTIFACTS)/verdict.json
 	@echo "==> ginkgo run $(E2E_SUITE)$(if $(E2E_LABEL_FILTER), (label filter $(E2E_LABEL_FILTER))), artifacts in $(ARTIFACTS)"
 	@status=0; \
-	$(GINKGO) run -v --timeout=$(E2E_TIMEOUT) --junit-report=junit.e2e.xml --output-dir=$(ARTIFACTS) \
+	$(GINKGO) run -v --timeout=$(E2E_TIMEOUT) --junit-report=junit.e2e.xml --output-dir=$(ARTIFACTS) $(E2E_GINKGO_FLAGS) \
 		$(if $(E2E_LABEL_FILTER),--label-filter='$(E2E_LABEL_FILTER)') $(E2E_SUITE) -- -e2e.config=$(E2E_CONFIG) -e2e.artifacts-folder=$(ARTIFACTS) \
 		|| status=$$?; \
 	echo; \

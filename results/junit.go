@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -173,15 +174,49 @@ func (r *Report) registrySuite() junitSuite {
 	return suite
 }
 
+// regressionMessage is the failure's message: what dashboards show of a
+// failed testcase (TestGrid a line of it), so it names both sides'
+// unexplained lines, a few of each; the body has them all side by side.
 func regressionMessage(a AspectResult) string {
 	if a.Aspect == observationAspect || a.Aspect == outcomeAspect {
 		return a.Note
 	}
-	if len(a.UnexplainedMAPI)+len(a.UnexplainedCAPI) == 0 && a.Note != "" {
-		return fmt.Sprintf("%s differs between MAPI and CAPI: %s", a.Aspect, a.Note)
+	mapi, capi := a.UnexplainedMAPI, a.UnexplainedCAPI
+	if len(mapi)+len(capi) == 0 {
+		mapi, capi = a.OnlyMAPI, a.OnlyCAPI
 	}
-	return fmt.Sprintf("%s differs between MAPI and CAPI (%d line(s) only in MAPI, %d only in CAPI) and no known divergence explains it",
-		a.Aspect, len(a.UnexplainedMAPI), len(a.UnexplainedCAPI))
+	msg := fmt.Sprintf("%s differs and no known divergence explains it: MAPI %s; CAPI %s",
+		a.Aspect, sideSummary(mapi, a.MAPIAbsent, "CAPI"), sideSummary(capi, a.CAPIAbsent, "MAPI"))
+	if a.Note != "" {
+		msg += " (" + a.Note + ")"
+	}
+	return msg
+}
+
+// messageLines is how many of a side's lines a failure message quotes.
+const messageLines = 3
+
+// sideSummary says what one side has that the other lacks, quoting up to
+// messageLines lines, each cut at 120 characters.
+func sideSummary(lines []string, absent bool, other string) string {
+	switch {
+	case absent:
+		return "has no such aspect"
+	case len(lines) == 0:
+		return "has nothing " + other + " lacks"
+	}
+	quoted := make([]string, 0, messageLines)
+	for _, l := range lines[:min(len(lines), messageLines)] {
+		if r := []rune(l); len(r) > 120 {
+			l = string(r[:119]) + "…"
+		}
+		quoted = append(quoted, strconv.Quote(l))
+	}
+	s := "has " + strings.Join(quoted, ", ")
+	if more := len(lines) - len(quoted); more > 0 {
+		s += fmt.Sprintf(" and %d more", more)
+	}
+	return s + " that " + other + " lacks"
 }
 
 func regressionBody(a AspectResult) string {

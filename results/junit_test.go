@@ -137,3 +137,59 @@ func requireTool(t *testing.T, name, pkg string) string {
 	}
 	return path
 }
+
+// A failed aspect's message (what TestGrid shows of a failed cell, and
+// Spyglass first) says what each side has that the other lacks.
+func TestJUnitFailureMessageShowsBothSides(t *testing.T) {
+	suites, err := junit.Parse(junitDocs(t)["golden"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	regressions := 0
+	for _, s := range suites.Suites {
+		for _, r := range s.Results {
+			if r.Failure == nil || r.Failure.Type != string(Regression) {
+				continue
+			}
+			regressions++
+			msg := r.Failure.Message
+			mapi, capi := strings.Index(msg, "MAPI "), strings.Index(msg, "; CAPI ")
+			if mapi < 0 || capi < mapi {
+				t.Errorf("%s: message does not name both sides: %q", r.Name, msg)
+			}
+		}
+	}
+	if regressions == 0 {
+		t.Fatal("the golden run has no regression to check (it should keep one)")
+	}
+}
+
+func TestRegressionMessageQuotesEachSide(t *testing.T) {
+	long := strings.Repeat("x", 200)
+	for _, tc := range []struct {
+		name string
+		a    AspectResult
+		want []string
+	}{{
+		name: "lines on both sides",
+		a:    AspectResult{Aspect: "nodes/taints", UnexplainedMAPI: []string{"a:NoSchedule"}, UnexplainedCAPI: []string{"b:NoExecute", "c", "d", "e"}},
+		want: []string{`MAPI has "a:NoSchedule" that CAPI lacks`, `CAPI has "b:NoExecute", "c", "d" and 1 more that MAPI lacks`},
+	}, {
+		name: "one side has nothing",
+		a:    AspectResult{Aspect: "hosts/count", OnlyCAPI: []string{"3"}},
+		want: []string{"MAPI has nothing CAPI lacks", `CAPI has "3" that MAPI lacks`},
+	}, {
+		name: "aspect absent on one side, with a note",
+		a:    AspectResult{Aspect: "objects/x/count", MAPIAbsent: true, OnlyCAPI: []string{long}, Note: "only the CAPI flow has it"},
+		want: []string{"MAPI has no such aspect", `CAPI has "` + strings.Repeat("x", 119) + `…" that MAPI lacks`, "(only the CAPI flow has it)"},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := regressionMessage(tc.a)
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("message %q lacks %q", got, w)
+				}
+			}
+		})
+	}
+}

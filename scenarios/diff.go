@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -18,7 +19,7 @@ import (
 // with the side-by-side text of each unexplained aspect, and leaves
 // <dir>/diff/<scenario>.txt either way.
 func DiffSpec(scenario string, inputGetter func() Input) {
-	It("diff: every difference between the MAPI and CAPI flows is a known divergence", func() {
+	It(DiffSpecText(scenario), func() {
 		in := inputGetter()
 		mapi := in.Observations.Get(scenario, results.FlowMAPI)
 		capi := in.Observations.Get(scenario, results.FlowCAPI)
@@ -40,6 +41,21 @@ func DiffSpec(scenario string, inputGetter func() Input) {
 			counts.Parity, counts.KnownDivergence, counts.Regression))
 		Expect(counts.Regression).To(BeZero(), "unexplained differences (also in %s):\n%s", path, text.String())
 	})
+}
+
+// FlowSpecText is the text of the spec that runs one flow of the named
+// scenarios (more than one when the run is compared as each of them):
+// "MAPI flow (replacement-reboot): <what>". Prow and TestGrid know a test
+// by its JUnit testcase name, which ginkgo makes of the spec's texts, so
+// the names must be unique within the suite and the same run after run:
+// scenario names, never anything a run generates.
+func FlowSpecText(flow results.Flow, what string, scenarioNames ...string) string {
+	return fmt.Sprintf("%s flow (%s): %s", strings.ToUpper(string(flow)), strings.Join(scenarioNames, ", "), what)
+}
+
+// DiffSpecText is the text of a scenario's diff spec (see FlowSpecText).
+func DiffSpecText(scenario string) string {
+	return fmt.Sprintf("diff (%s): every difference between the MAPI and CAPI flows is a known divergence", scenario)
 }
 
 // KeepObservation builds a flow's observation when its spec ends, passed

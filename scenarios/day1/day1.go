@@ -118,7 +118,7 @@ func waitKubeconfigUsable(ctx context.Context, in scenarios.Input, kubeconfig fu
 // Spec declares the scenario's specs inside the suite's Ordered Describe:
 // the MAPI flow, the CAPI flow, then the diff of what both did.
 func Spec(inputGetter func() scenarios.Input) {
-	It("MAPI flow: installs 3 control-plane nodes and 2 workers from ZTP manifests", func(ctx SpecContext) {
+	It(scenarios.FlowSpecText(results.FlowMAPI, "installs 3 control-plane nodes and 2 workers from ZTP manifests", Name), func(ctx SpecContext) {
 		in := inputGetter()
 		f := &classicFlow{in: in, run: scenarios.NewRun(Name, results.FlowMAPI, Fixture(), Milestones())}
 		f.start(ctx)
@@ -127,7 +127,7 @@ func Spec(inputGetter func() scenarios.Input) {
 		AddReportEntry("day1 MAPI flow", time.Since(f.run.Started).Round(time.Second).String())
 	}, SpecTimeout(25*time.Minute))
 
-	It("CAPI flow: installs 3 control-plane nodes and 2 workers through the agent providers", func(ctx SpecContext) {
+	It(scenarios.FlowSpecText(results.FlowCAPI, "installs 3 control-plane nodes and 2 workers through the agent providers", Name), func(ctx SpecContext) {
 		in := inputGetter()
 		f := &capiFlow{in: in, run: scenarios.NewRun(Name, results.FlowCAPI, Fixture(), Milestones())}
 		f.start(ctx)

@@ -232,12 +232,12 @@ func interval(in scenarios.Input, key string) framework.Interval {
 // the MAPI flow, the CAPI flow, then the diff of what both did.
 func Spec(inputGetter func() scenarios.Input) {
 	flowSpec(inputGetter, results.FlowMAPI,
-		"MAPI flow: a MachineSet on the spoke scales up by 2, down by 1 (delete annotation, Newest, Oldest); a ZTP day-2 host joins",
+		"a MachineSet on the spoke scales up by 2, down by 1 (delete annotation, Newest, Oldest); a ZTP day-2 host joins",
 		func(ctx context.Context, in scenarios.Input, run *scenarios.Run, base *scenarios.Cluster) scaleSet {
 			return newMachineSetSide(ctx, in, run, base)
 		})
 	flowSpec(inputGetter, results.FlowCAPI,
-		"CAPI flow: a MachineDeployment on the hub scales up by 2, down by 1 (delete annotation, Newest, Oldest), then up by 1",
+		"a MachineDeployment on the hub scales up by 2, down by 1 (delete annotation, Newest, Oldest), then up by 1",
 		func(ctx context.Context, in scenarios.Input, run *scenarios.Run, base *scenarios.Cluster) scaleSet {
 			return newMachineDeploymentSide(ctx, in, run, base)
 		})
@@ -248,8 +248,8 @@ func Spec(inputGetter func() scenarios.Input) {
 type newSide func(ctx context.Context, in scenarios.Input, run *scenarios.Run, base *scenarios.Cluster) scaleSet
 
 // flowSpec declares one flow's spec: the same steps on that flow's side.
-func flowSpec(inputGetter func() scenarios.Input, flow results.Flow, title string, side newSide) {
-	It(title, func(ctx SpecContext) {
+func flowSpec(inputGetter func() scenarios.Input, flow results.Flow, what string, side newSide) {
+	It(scenarios.FlowSpecText(flow, what, Name), func(ctx SpecContext) {
 		in := inputGetter()
 		base := day1.Cluster(ctx, in, flow)
 		run := scenarios.NewRun(Name, flow, Fixture(), Milestones())

@@ -542,8 +542,8 @@ func interval(in scenarios.Input, key string) framework.Interval {
 // the MAPI flow with each strategy, the CAPI flow, then the diffs.
 func Spec(inputGetter func() scenarios.Input) {
 	var mapiSide *machineSetSide
-	mapiSpec := func(name string, how strategy, title string) {
-		It(title, func(ctx SpecContext) {
+	mapiSpec := func(name string, how strategy, what string) {
+		It(scenarios.FlowSpecText(results.FlowMAPI, what, name), func(ctx SpecContext) {
 			in := inputGetter()
 			base := day1.Cluster(ctx, in, results.FlowMAPI)
 			if mapiSide == nil || mapiSide.base != base {
@@ -554,12 +554,12 @@ func Spec(inputGetter func() scenarios.Input) {
 		}, SpecTimeout(30*time.Minute))
 	}
 	mapiSpec(NameReboot, strategyMetal3Remediation,
-		"MAPI flow: a worker's server hangs; a MachineHealthCheck with a Metal3RemediationTemplate power-cycles it")
+		"a worker's server hangs; a MachineHealthCheck with a Metal3RemediationTemplate power-cycles it")
 	mapiSpec(NameRebootAnnotation, strategyAnnotation,
-		"MAPI flow: a worker's server hangs; a MachineHealthCheck with the external-baremetal strategy power-cycles it")
+		"a worker's server hangs; a MachineHealthCheck with the external-baremetal strategy power-cycles it")
 	mapiSpec(NameRebootBMCOutage, strategyMetal3Remediation,
-		"MAPI flow: a worker's server hangs and its BMC fails for a while; a MachineHealthCheck with a Metal3RemediationTemplate power-cycles it")
-	It("MAPI flow: a worker's server stays dead; a MachineHealthCheck with a Metal3RemediationTemplate reboots it twice, gives up and the Machine is replaced", func(ctx SpecContext) {
+		"a worker's server hangs and its BMC fails for a while; a MachineHealthCheck with a Metal3RemediationTemplate power-cycles it")
+	It(scenarios.FlowSpecText(results.FlowMAPI, "a worker's server stays dead; a MachineHealthCheck with a Metal3RemediationTemplate reboots it twice, gives up and the Machine is replaced", NameStaysDead), func(ctx SpecContext) {
 		in := inputGetter()
 		base := day1.Cluster(ctx, in, results.FlowMAPI)
 		if mapiSide == nil || mapiSide.base != base {
@@ -568,19 +568,19 @@ func Spec(inputGetter func() scenarios.Input) {
 		mapiSide.strategy = strategyMetal3Remediation
 		staysDeadSpec(ctx, in, results.FlowMAPI, mapiSide)
 	}, SpecTimeout(30*time.Minute))
-	It("MAPI flow: two of three workers' servers hang; a MachineHealthCheck with maxUnhealthy 1 remediates neither", func(ctx SpecContext) {
+	It(scenarios.FlowSpecText(results.FlowMAPI, "two of three workers' servers hang; a MachineHealthCheck with maxUnhealthy 1 remediates neither", NameShortCircuit), func(ctx SpecContext) {
 		in := inputGetter()
 		s := newMachineSetSide(in, day1.Cluster(ctx, in, results.FlowMAPI), shortCircuitPool)
 		s.strategy = strategyMetal3Remediation
 		shortCircuitSpec(ctx, in, results.FlowMAPI, s)
 	}, SpecTimeout(30*time.Minute))
-	It("MAPI flow: an owner-less ZTP day-2 worker's server hangs under a MachineHealthCheck without a remediation template", func(ctx SpecContext) {
+	It(scenarios.FlowSpecText(results.FlowMAPI, "an owner-less ZTP day-2 worker's server hangs under a MachineHealthCheck without a remediation template", NameOwnerless), func(ctx SpecContext) {
 		in := inputGetter()
 		s := newMachineSetSide(in, day1.Cluster(ctx, in, results.FlowMAPI), day2Pool)
 		ownerlessSpec(ctx, in, results.FlowMAPI, s)
 	}, SpecTimeout(30*time.Minute))
 	var mapiMasters *machineSetSide
-	It("MAPI flow: a control-plane host's server hangs; a MachineHealthCheck over the master Machines with a Metal3RemediationTemplate power-cycles it", func(ctx SpecContext) {
+	It(scenarios.FlowSpecText(results.FlowMAPI, "a control-plane host's server hangs; a MachineHealthCheck over the master Machines with a Metal3RemediationTemplate power-cycles it", NameControlPlane), func(ctx SpecContext) {
 		in := inputGetter()
 		base := day1.Cluster(ctx, in, results.FlowMAPI)
 		if mapiMasters == nil || mapiMasters.base != base {
@@ -589,7 +589,7 @@ func Spec(inputGetter func() scenarios.Input) {
 		}
 		rebootSpec(ctx, in, NameControlPlane, results.FlowMAPI, mapiMasters)
 	}, SpecTimeout(30*time.Minute))
-	It("MAPI flow: a control-plane host's server stays dead; the Metal3Remediation reboots it twice, gives up, and nothing replaces the master", func(ctx SpecContext) {
+	It(scenarios.FlowSpecText(results.FlowMAPI, "a control-plane host's server stays dead; the Metal3Remediation reboots it twice, gives up, and nothing replaces the master", NameControlPlaneStaysDead), func(ctx SpecContext) {
 		in := inputGetter()
 		base := day1.Cluster(ctx, in, results.FlowMAPI)
 		if mapiMasters == nil || mapiMasters.base != base {
@@ -599,8 +599,8 @@ func Spec(inputGetter func() scenarios.Input) {
 		controlPlaneStaysDeadSpec(ctx, in, results.FlowMAPI, mapiMasters)
 	}, SpecTimeout(30*time.Minute))
 	var capiSide *machineDeploymentSide
-	capiSpec := func(name string, title string, alsoAs ...string) {
-		It(title, func(ctx SpecContext) {
+	capiSpec := func(name string, what string, alsoAs ...string) {
+		It(scenarios.FlowSpecText(results.FlowCAPI, what, append([]string{name}, alsoAs...)...), func(ctx SpecContext) {
 			in := inputGetter()
 			base := day1.Cluster(ctx, in, results.FlowCAPI)
 			if capiSide == nil || capiSide.base != base {
@@ -609,11 +609,11 @@ func Spec(inputGetter func() scenarios.Input) {
 			rebootSpec(ctx, in, name, results.FlowCAPI, capiSide, alsoAs...)
 		}, SpecTimeout(30*time.Minute))
 	}
-	capiSpec(NameReboot, "CAPI flow: a worker's server hangs; a MachineHealthCheck with CAPM3's Metal3RemediationTemplate power-cycles it",
+	capiSpec(NameReboot, "a worker's server hangs; a MachineHealthCheck with CAPM3's Metal3RemediationTemplate power-cycles it",
 		NameRebootAnnotation)
 	capiSpec(NameRebootBMCOutage,
-		"CAPI flow: a worker's server hangs and its BMC fails for a while; a MachineHealthCheck with CAPM3's Metal3RemediationTemplate power-cycles it")
-	It("CAPI flow: a worker's server stays dead; a MachineHealthCheck with CAPM3's Metal3RemediationTemplate reboots it twice and gives up", func(ctx SpecContext) {
+		"a worker's server hangs and its BMC fails for a while; a MachineHealthCheck with CAPM3's Metal3RemediationTemplate power-cycles it")
+	It(scenarios.FlowSpecText(results.FlowCAPI, "a worker's server stays dead; a MachineHealthCheck with CAPM3's Metal3RemediationTemplate reboots it twice and gives up", NameStaysDead), func(ctx SpecContext) {
 		in := inputGetter()
 		base := day1.Cluster(ctx, in, results.FlowCAPI)
 		if capiSide == nil || capiSide.base != base {
@@ -621,18 +621,18 @@ func Spec(inputGetter func() scenarios.Input) {
 		}
 		staysDeadSpec(ctx, in, results.FlowCAPI, capiSide)
 	}, SpecTimeout(30*time.Minute))
-	It("CAPI flow: two of three workers' servers hang; a MachineHealthCheck with unhealthyLessThanOrEqualTo 1 remediates neither", func(ctx SpecContext) {
+	It(scenarios.FlowSpecText(results.FlowCAPI, "two of three workers' servers hang; a MachineHealthCheck with unhealthyLessThanOrEqualTo 1 remediates neither", NameShortCircuit), func(ctx SpecContext) {
 		in := inputGetter()
 		s := newMachineDeploymentSide(in, day1.Cluster(ctx, in, results.FlowCAPI), shortCircuitPool)
 		shortCircuitSpec(ctx, in, results.FlowCAPI, s)
 	}, SpecTimeout(30*time.Minute))
-	It("CAPI flow: a MachineDeployment's day-2 worker's server hangs under a MachineHealthCheck without a remediation template", func(ctx SpecContext) {
+	It(scenarios.FlowSpecText(results.FlowCAPI, "a MachineDeployment's day-2 worker's server hangs under a MachineHealthCheck without a remediation template", NameOwnerless), func(ctx SpecContext) {
 		in := inputGetter()
 		s := newMachineDeploymentSide(in, day1.Cluster(ctx, in, results.FlowCAPI), day2Pool)
 		ownerlessSpec(ctx, in, results.FlowCAPI, s)
 	}, SpecTimeout(30*time.Minute))
 	var capiControlPlane *machineDeploymentSide
-	It("CAPI flow: a control-plane host's server hangs; a MachineHealthCheck over the control plane's Machines with CAPM3's Metal3RemediationTemplate power-cycles it", func(ctx SpecContext) {
+	It(scenarios.FlowSpecText(results.FlowCAPI, "a control-plane host's server hangs; a MachineHealthCheck over the control plane's Machines with CAPM3's Metal3RemediationTemplate power-cycles it", NameControlPlane), func(ctx SpecContext) {
 		in := inputGetter()
 		base := day1.Cluster(ctx, in, results.FlowCAPI)
 		if capiControlPlane == nil || capiControlPlane.base != base {
@@ -640,7 +640,7 @@ func Spec(inputGetter func() scenarios.Input) {
 		}
 		rebootSpec(ctx, in, NameControlPlane, results.FlowCAPI, capiControlPlane)
 	}, SpecTimeout(30*time.Minute))
-	It("CAPI flow: a control-plane host's server stays dead; CAPM3 reboots it twice, gives up, and nothing replaces the control-plane Machine", func(ctx SpecContext) {
+	It(scenarios.FlowSpecText(results.FlowCAPI, "a control-plane host's server stays dead; CAPM3 reboots it twice, gives up, and nothing replaces the control-plane Machine", NameControlPlaneStaysDead), func(ctx SpecContext) {
 		in := inputGetter()
 		base := day1.Cluster(ctx, in, results.FlowCAPI)
 		if capiControlPlane == nil || capiControlPlane.base != base {
