@@ -13,9 +13,15 @@ import (
 // passing, a failing scale-sample, a stale and an unexercised entry.
 func goldenReport(t testing.TB) *Report {
 	t.Helper()
-	pairs, err := LoadDir("testdata")
-	if err != nil {
-		t.Fatal(err)
+	// The acceptance pair and the real run (testdata/rerun, a second real
+	// run, is for the tests that compare two runs).
+	var pairs []Pair
+	for _, dir := range []string{"testdata/acceptance", realDir} {
+		p, err := LoadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pairs = append(pairs, p...)
 	}
 	return mustBuild(t, pairs, goldenRegistry(t), DefaultOptions())
 }

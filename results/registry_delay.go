@@ -70,13 +70,18 @@ func (e *Entry) appliesToTotal(scenario, aspect string) bool {
 	return e.Delay != nil && aspect == delayAspectPrefix+"total" && e.inScenario(scenario)
 }
 
-// explainDelays judges a duration that differs beyond the tolerance again
-// with the waits of the applicable delay entries taken off the flows that
-// have them: within the tolerance then, it is a KnownDivergence of those
-// entries; otherwise it stays a Regression, with a note of what the
-// entries allowed.
+// explainDelays judges a duration against the applicable delay entries.
+// Beyond the tolerance, it is judged again with their waits taken off the
+// flows that have them: within the tolerance then, it is a
+// KnownDivergence of those entries; otherwise it stays a Regression, with
+// a note of what the entries allowed. Within the tolerance already, it is
+// a KnownDivergence of the entries whose flow was the slower one: the
+// wait shows whether or not the run was slow enough to need it, so that
+// the same difference gets the same verdict run after run (a ratio
+// tolerance would pass a 33 s wait after a 69 s phase and not after a
+// 39 s one).
 func (r *Registry) explainDelays(scenario string, ar *AspectResult, opts Options) {
-	if r == nil || ar.Verdict != Regression || ar.MAPIDuration == nil || ar.CAPIDuration == nil {
+	if r == nil || ar.Verdict == KnownDivergence || ar.MAPIDuration == nil || ar.CAPIDuration == nil {
 		return
 	}
 	var entries []*Entry
@@ -91,17 +96,40 @@ func (r *Registry) explainDelays(scenario string, ar *AspectResult, opts Options
 		return
 	}
 	m, c := *ar.MAPIDuration, *ar.CAPIDuration
+	if ar.Verdict == Parity {
+		explainWaitWithinTolerance(ar, entries, m, c)
+		return
+	}
 	m, c = lessWait(m, c, waits[FlowMAPI]), lessWait(c, m, waits[FlowCAPI])
 	differ, note := compareDurations(m, c, opts)
-	ids := make([]string, 0, len(entries))
-	for _, e := range entries {
-		ids = append(ids, e.ID)
-	}
-	ar.Note += fmt.Sprintf("; without the waits of %s: %s", strings.Join(ids, ", "), note)
+	ar.Note += fmt.Sprintf("; without the waits of %s: %s", entryIDs(entries), note)
 	if differ {
 		return
 	}
 	ar.Verdict, ar.Known = KnownDivergence, entries
+}
+
+// explainWaitWithinTolerance makes a duration within the tolerance a
+// KnownDivergence of the delay entries of the slower flow, if any.
+func explainWaitWithinTolerance(ar *AspectResult, entries []*Entry, m, c time.Duration) {
+	slower := FlowCAPI
+	switch {
+	case m == c:
+		return
+	case m > c:
+		slower = FlowMAPI
+	}
+	var known []*Entry
+	for _, e := range entries {
+		if e.Delay.Flow == slower {
+			known = append(known, e)
+		}
+	}
+	if len(known) == 0 {
+		return
+	}
+	ar.Verdict, ar.Known = KnownDivergence, known
+	ar.Note += fmt.Sprintf("; within the tolerance, the %s flow slower as %s allow", flowTitle(slower), entryIDs(known))
 }
 
 // waitShows: the entry is a delay of a flow, the aspect is its phase, and

@@ -41,7 +41,7 @@ func TestReportWritesAllOutputs(t *testing.T) {
 func TestReportOutDirAndFailures(t *testing.T) {
 	out := t.TempDir()
 	junit := filepath.Join(t.TempDir(), "custom.xml")
-	stdout, err := runCLI(t, "report", "../../results/testdata", "--out-dir", out, "--junit", junit)
+	stdout, err := runCLI(t, "report", "../../results/testdata/acceptance", "--out-dir", out, "--junit", junit)
 	if err == nil || !strings.Contains(err.Error(), "regression") {
 		t.Fatalf("want failure for the scale-sample regression: %v\n%s", err, stdout)
 	}

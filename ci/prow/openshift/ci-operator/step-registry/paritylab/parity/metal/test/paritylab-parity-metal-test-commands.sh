@@ -39,8 +39,10 @@ trap collect_artifacts EXIT
 echo "Running make e2e-parity (label filter '${E2E_LABEL_FILTER}') in ${PARITYLAB_IMAGE}"
 # The suite needs root, libvirt and network namespaces of its own inside
 # the container (privileged) and KVM; podman's default network keeps the
-# lab off the host's network. The caches outlive the run, so a host that
-# ran the suite before skips the control-plane and module builds.
+# lab off the host's network. The lab lives and dies with the container
+# (--rm; --replace ends one a cancelled job left running). The caches
+# outlive the run, so a host that ran the suite before skips the
+# control-plane and module builds.
 on_host bash -s -- "${run_dir}" "${PARITYLAB_IMAGE}" "${E2E_LABEL_FILTER}" <<'ON_HOST'
 set -o nounset -o errexit -o pipefail
 run_dir=$1 image=$2 label_filter=$3
@@ -51,7 +53,7 @@ kvm=()
 if [[ -e /dev/kvm ]]; then
 	kvm=(--device /dev/kvm)
 fi
-podman run --rm --privileged "${kvm[@]}" \
+podman run --rm --replace --name paritylab-e2e-parity --privileged "${kvm[@]}" \
 	-v "${HOME}/${run_dir}/src:/src:Z" -v "${HOME}/${run_dir}/artifacts:/artifacts:Z" \
 	-v paritylab-cache:/root/.cache -v paritylab-go:/go/pkg/mod \
 	-e ARTIFACTS=/artifacts -w /src "${image}" \
