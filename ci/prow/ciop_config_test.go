@@ -70,7 +70,7 @@ func TestCIOperatorConfig(t *testing.T) {
 				checkTimeout(t, field, test, reg)
 				checkSteps(t, field, test, reg, suite)
 			}
-			checkEveryLabelHasAJob(t, f.config, suite)
+			checkEveryLabelHasAJob(t, f.config, reg, suite)
 		})
 	}
 }
@@ -257,10 +257,9 @@ func writesJUnit(test []testStep, reg stepRegistry) bool {
 
 // checkEveryLabelHasAJob: one job per scenario label of the suite and one
 // that runs it whole.
-func checkEveryLabelHasAJob(t *testing.T, c ciOperatorConfig, suite paritySuite) {
+func checkEveryLabelHasAJob(t *testing.T, c ciOperatorConfig, reg stepRegistry, suite paritySuite) {
 	t.Helper()
 	filters := map[string]bool{}
-	reg := loadRegistry(t)
 	for _, test := range c.Tests {
 		if steps := resolveSteps(t, test.As, test, reg); steps.Env != nil {
 			filters[steps.Env["E2E_LABEL_FILTER"]] = true
