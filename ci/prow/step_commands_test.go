@@ -51,11 +51,16 @@ func TestTestStepCopiesArtifactsBack(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name        string
+		filter      string
 		suiteStatus string
 		wantFailure bool
-	}{{"the suite passes", "0", false}, {"the suite fails", "1", true}} {
+	}{
+		{"the suite passes", "day1", "0", false},
+		{"the suite fails", "day1", "1", true},
+		{"the whole suite (an empty filter)", "", "0", false},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
-			env, dirs := stepEnvironment(t, tc.suiteStatus)
+			env, dirs := stepEnvironment(t, tc.filter, tc.suiteStatus)
 			cmd := exec.Command("bash", script)
 			cmd.Dir, cmd.Env = dirs.checkout, env
 			out, err := cmd.CombinedOutput()
@@ -72,7 +77,7 @@ func TestTestStepCopiesArtifactsBack(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, want := range []string{"destination root@127.0.0.1", "-p 2222", "-i " + dirs.profile + "/packet-ssh-key",
-				"make e2e-parity E2E_LABEL_FILTER=day1"} {
+				"make e2e-parity E2E_LABEL_FILTER=" + tc.filter + "\n"} {
 				if !strings.Contains(string(log), want) {
 					t.Errorf("the step did not use %q:\n%s", want, log)
 				}
@@ -86,7 +91,7 @@ type stepDirs struct{ checkout, artifacts, profile, log string }
 // stepEnvironment is what ci-operator gives the step (SHARED_DIR with the
 // files ofcir-acquire wrote, CLUSTER_PROFILE_DIR, ARTIFACT_DIR, the
 // step's parameters), with the stand-ins first on PATH.
-func stepEnvironment(t *testing.T, suiteStatus string) ([]string, stepDirs) {
+func stepEnvironment(t *testing.T, filter, suiteStatus string) ([]string, stepDirs) {
 	t.Helper()
 	root := t.TempDir()
 	d := stepDirs{checkout: filepath.Join(root, "src"), artifacts: filepath.Join(root, "artifacts"),
@@ -114,7 +119,7 @@ func stepEnvironment(t *testing.T, suiteStatus string) ([]string, stepDirs) {
 		}
 	}
 	env := append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "SHARED_DIR="+shared, "CLUSTER_PROFILE_DIR="+d.profile,
-		"ARTIFACT_DIR="+d.artifacts, "E2E_LABEL_FILTER=day1", "PARITYLAB_IMAGE=docker.io/library/golang:1.26-bookworm",
+		"ARTIFACT_DIR="+d.artifacts, "E2E_LABEL_FILTER="+filter, "PARITYLAB_IMAGE=docker.io/library/golang:1.26-bookworm",
 		"FAKE_HOST_HOME="+host, "FAKE_LOG="+d.log, "FAKE_SUITE_STATUS="+suiteStatus)
 	return env, d
 }

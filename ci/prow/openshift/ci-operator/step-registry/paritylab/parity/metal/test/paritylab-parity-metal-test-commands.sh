@@ -43,7 +43,9 @@ echo "Running make e2e-parity (label filter '${E2E_LABEL_FILTER}') in ${PARITYLA
 # (--rm; --replace ends one a cancelled job left running). The caches
 # outlive the run, so a host that ran the suite before skips the
 # control-plane and module builds.
-on_host bash -s -- "${run_dir}" "${PARITYLAB_IMAGE}" "${E2E_LABEL_FILTER}" <<'ON_HOST'
+# ssh joins its arguments into one command line for the host's shell:
+# each is quoted for it, so that an empty label filter stays an argument.
+on_host "bash -s -- $(printf '%q ' "${run_dir}" "${PARITYLAB_IMAGE}" "${E2E_LABEL_FILTER}")" <<'ON_HOST'
 set -o nounset -o errexit -o pipefail
 run_dir=$1 image=$2 label_filter=$3
 if ! command -v podman >/dev/null; then
