@@ -1,0 +1,42 @@
+package registry
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// configFile is the registry's configuration in Dir.
+const configFile = "config.yml"
+
+// writeConfig writes the configuration: filesystem storage under
+// dataDir, deletes allowed (an image can be taken out of a mirror), no
+// authentication, the HTTP listener on addr only. The registry reads
+// REGISTRY_* environment variables over its file; Start clears none, so
+// a user can still tune it, but every key below is set explicitly so that
+// Debian's /etc/docker/registry/config.yml (port 5000 on every
+// interface) is never what runs.
+func writeConfig(dir, dataDir, addr string) (string, error) {
+	cfg := fmt.Sprintf(`version: 0.1
+log:
+  level: info
+  formatter: text
+storage:
+  filesystem:
+    rootdirectory: %s
+  delete:
+    enabled: true
+  maintenance:
+    uploadpurging:
+      enabled: false
+http:
+  addr: %s
+  headers:
+    X-Content-Type-Options: [nosniff]
+`, dataDir, addr)
+	path := filepath.Join(dir, configFile)
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		return "", fmt.Errorf("write registry config %s: %w", path, err)
+	}
+	return path, nil
+}
