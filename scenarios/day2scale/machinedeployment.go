@@ -6,7 +6,9 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -117,14 +119,49 @@ func (s *machineDeploymentSide) waitRunning(ctx context.Context, n int) []worker
 
 // addWorker: under CAPI a worker joins a running cluster only through a
 // MachineDeployment (or MachineSet) replica; like the MAPI flow's ZTP
-// day-2 worker it comes with a new host, added before scaling.
+// day-2 worker it comes with a new host, added before scaling. The
+// milestone is the new Node Ready, as in the MAPI flow, and not its
+// Machine Running: CAPM3 looks for the Node of a provisioned host every
+// 30 s, so the Machine follows its Node by up to that long, a wait the
+// MAPI flow's milestone does not contain.
 func (s *machineDeploymentSide) addWorker(ctx context.Context, ready func()) {
 	_, err := s.in.Hosts.Claim(ctx, framework.HostClaim{Namespace: s.base.Namespace, Name: day2HostName,
 		Labels: map[string]string{scenarios.HostRoleLabel: scenarios.RoleWorker}})
 	Expect(err).NotTo(HaveOccurred())
+	before := s.nodeUIDs(ctx)
 	s.scale(ctx, 2)
-	s.waitRunning(ctx, 2)
+	By("waiting for the new worker's Node to be Ready")
+	iv := interval(s.in, "wait-machines-running")
+	Eventually(func(g Gomega) {
+		g.Expect(newReadyNodes(ctx, g, s.base.Workload, before)).To(HaveLen(1), "one new Ready Node")
+	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
 	ready()
+	s.waitRunning(ctx, 2)
+}
+
+// nodeUIDs are the workload cluster's Nodes now: a Node of a host taken
+// again has the name of the one deleted with its Machine, not its UID.
+func (s *machineDeploymentSide) nodeUIDs(ctx context.Context) map[types.UID]bool {
+	list := &corev1.NodeList{}
+	Expect(s.base.Workload.List(ctx, list)).To(Succeed())
+	uids := map[types.UID]bool{}
+	for _, n := range list.Items {
+		uids[n.UID] = true
+	}
+	return uids
+}
+
+// newReadyNodes names the Ready Nodes whose UIDs are not in before.
+func newReadyNodes(ctx context.Context, g Gomega, c client.Client, before map[types.UID]bool) []string {
+	list := &corev1.NodeList{}
+	g.Expect(c.List(ctx, list)).To(Succeed())
+	var out []string
+	for i := range list.Items {
+		if n := &list.Items[i]; !before[n.UID] && scenarios.NodeReady(n) {
+			out = append(out, n.Name)
+		}
+	}
+	return out
 }
 
 func (s *machineDeploymentSide) finish(ctx context.Context, failed bool, why string) *results.Observation {
