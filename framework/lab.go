@@ -15,6 +15,7 @@ import (
 	"github.com/paritylab/paritylab/lab"
 	"github.com/paritylab/paritylab/lab/assisted"
 	"github.com/paritylab/paritylab/lab/machines"
+	"github.com/paritylab/paritylab/lab/releases"
 )
 
 // Lab is the handle specs use: the hub as a CAPI ClusterProxy, the hosts,
@@ -39,6 +40,15 @@ type LabInfo struct {
 	LogDir     string `json:"logDir"`
 	Kubeconfig string `json:"kubeconfig"`
 	Accel      string `json:"accel"`
+	// ReleaseRepository is <registry host>/<path> of the lab's OpenShift
+	// releases; Releases are the releases in it.
+	ReleaseRepository string            `json:"releaseRepository"`
+	Releases          []releases.Pushed `json:"releases"`
+}
+
+// Release is the lab registry's release of an OpenShift version.
+func (i LabInfo) Release(version string) (releases.Pushed, error) {
+	return lab.FindRelease(i.Releases, version)
 }
 
 // UpInput configures BringUp.
@@ -83,7 +93,8 @@ func BringUp(ctx context.Context, in UpInput) ([]byte, error) {
 		return nil, err
 	}
 	broughtUp = l
-	info := LabInfo{RunID: l.RunID(), StateDir: stateDir, LogDir: logDir, Kubeconfig: l.KubeconfigPath()}
+	info := LabInfo{RunID: l.RunID(), StateDir: stateDir, LogDir: logDir, Kubeconfig: l.KubeconfigPath(),
+		ReleaseRepository: l.ReleaseRepository(), Releases: l.Releases()}
 	if inv := l.Inventory(); inv != nil {
 		info.Accel = inv.Accel
 	}

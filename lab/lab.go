@@ -22,6 +22,8 @@ import (
 	"github.com/paritylab/paritylab/lab/hub"
 	"github.com/paritylab/paritylab/lab/logs"
 	"github.com/paritylab/paritylab/lab/process"
+	"github.com/paritylab/paritylab/lab/registry"
+	"github.com/paritylab/paritylab/lab/releases"
 	"github.com/paritylab/paritylab/lab/state"
 	"github.com/paritylab/paritylab/lab/workload"
 )
@@ -55,6 +57,8 @@ type Lab struct {
 	spokes      *spokes
 	assisted    *assisted.Service
 	capm3       *capm3.Manager
+	registry    *registry.Registry
+	releases    []releases.Pushed
 
 	done []step // steps that ran, for undo
 }
@@ -87,6 +91,7 @@ func Up(ctx context.Context, opts Options) (*Lab, error) {
 func (l *Lab) steps() []step {
 	steps := []step{
 		{name: "Recording the run", do: l.record, undo: l.unrecord},
+		{name: l.registryStepName(), do: l.startRegistry, undo: l.stopRegistry},
 		{name: "Starting the hub (etcd, kube-apiserver, kube-controller-manager)", do: l.startHub, undo: l.stopHub},
 		{name: "Installing CRDs, starting Cluster API controllers and webhooks", do: l.startControllers, undo: l.stopControllers},
 		{name: "Starting CAPM3 " + binaries.CAPM3Version + " (upstream manager, its CRDs and webhooks)", do: l.startCAPM3, undo: l.stopCAPM3},

@@ -2,12 +2,18 @@ package lab
 
 import (
 	"context"
+	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/paritylab/paritylab/lab/releases"
 )
 
 // stepRecorder remembers steps in order.
@@ -47,6 +53,28 @@ func TestUpStatusDown(t *testing.T) {
 	if err := l.Client().List(ctx, &clusterv1.ClusterList{}); err != nil {
 		t.Fatalf("list Clusters: %v", err)
 	}
+	// The release registry serves the lab's releases by digest and by tag.
+	rel, err := l.Release(releases.Lab[0].Version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ref := range []string{rel.Image, rel.Tag} {
+		r, err := name.ParseReference(ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := remote.Head(r); err != nil {
+			t.Fatalf("the lab registry does not serve %s: %v", ref, err)
+		}
+	}
+	if st.Registry == "" || !strings.HasPrefix(l.ReleaseRepository(), st.Registry+"/") {
+		t.Fatalf("status names registry %q, the lab's release repository is %q", st.Registry, l.ReleaseRepository())
+	}
+	if _, err := l.Release("4.99.0"); err == nil || !strings.Contains(err.Error(), "4.21.0") {
+		t.Fatalf("a version the registry lacks: %v, want an error listing the versions it has", err)
+	}
+	registryProcess := l.registry.Identity()
+
 	if _, err := Up(ctx, Options{StateDir: stateDir}); err == nil {
 		t.Fatal("a second Up on the same state dir must fail while the first runs")
 	}
@@ -56,6 +84,13 @@ func TestUpStatusDown(t *testing.T) {
 	}
 	if _, err := os.Stat(stateDir); !os.IsNotExist(err) {
 		t.Fatalf("state dir left after Down: %v", err)
+	}
+	if registryProcess.Alive() {
+		t.Fatal("the registry still runs after Down")
+	}
+	if c, err := net.DialTimeout("tcp", st.Registry, time.Second); err == nil {
+		c.Close()
+		t.Fatalf("%s still accepts connections after Down", st.Registry)
 	}
 	if err := l.Down(ctx); err != nil {
 		t.Fatalf("second Down: %v", err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/paritylab/paritylab/lab/machines"
 	"github.com/paritylab/paritylab/lab/mapi"
+	"github.com/paritylab/paritylab/lab/releases"
 )
 
 // Profiles.
@@ -56,6 +57,9 @@ type Options struct {
 	// lab's in-process port of its actuator and Metal3Remediation
 	// controller.
 	MachineController string
+	// Releases are the OpenShift releases the lab's registry serves.
+	// Default releases.Lab.
+	Releases []releases.Release
 }
 
 // Validate reports every option a lab cannot start with, without touching
@@ -125,6 +129,9 @@ func (o *Options) defaults() error {
 	}
 	if o.HostsNamespace == "" {
 		o.HostsNamespace = "lab-hosts"
+	}
+	if len(o.Releases) == 0 {
+		o.Releases = releases.Lab
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	configv1 "github.com/openshift/api/config/v1"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/paritylab/paritylab/lab/assisted"
@@ -20,6 +21,7 @@ import (
 	"github.com/paritylab/paritylab/lab/images"
 	"github.com/paritylab/paritylab/lab/mapi"
 	"github.com/paritylab/paritylab/lab/metal3"
+	"github.com/paritylab/paritylab/lab/releases"
 	"github.com/paritylab/paritylab/lab/state"
 	"github.com/paritylab/paritylab/lab/workload"
 )
@@ -31,6 +33,9 @@ type spokes struct {
 	stateDir, logDir string
 	tracker          state.Tracker
 	machineAPI       machineAPIDeps
+	// releases are the registry's releases: a spoke's ClusterVersion
+	// names the image of its version there.
+	releases []releases.Pushed
 
 	mu       sync.Mutex
 	clusters map[assisted.ClusterKey]*spoke
@@ -53,8 +58,18 @@ type machineAPIDeps struct {
 	tracker state.Tracker
 }
 
-func newSpokes(stateDir, logDir string, tracker state.Tracker, deps machineAPIDeps) *spokes {
-	return &spokes{stateDir: stateDir, logDir: logDir, tracker: tracker, machineAPI: deps, clusters: map[assisted.ClusterKey]*spoke{}}
+func newSpokes(stateDir, logDir string, tracker state.Tracker, deps machineAPIDeps, rels []releases.Pushed) *spokes {
+	return &spokes{stateDir: stateDir, logDir: logDir, tracker: tracker, machineAPI: deps, releases: rels, clusters: map[assisted.ClusterKey]*spoke{}}
+}
+
+// release is the lab registry's release of a version, by digest; a
+// version the registry lacks keeps workload's stand-in image, which
+// names an .invalid registry.
+func (s *spokes) release(version string) configv1.Release {
+	if p, err := FindRelease(s.releases, version); err == nil {
+		return configv1.Release{Version: p.Version, Image: p.Image}
+	}
+	return workload.LabRelease(version)
 }
 
 func spokeName(key assisted.ClusterKey) string { return key.Namespace + "-" + key.Name }
@@ -78,7 +93,7 @@ func (s *spokes) Create(ctx context.Context, key assisted.ClusterKey, version st
 	name := spokeName(key)
 	c, err := workload.Start(ctx, workload.Options{
 		Name: name, Dir: filepath.Join(s.stateDir, "spokes", name), LogDir: spokeLogDir(s.logDir, key),
-		Release: workload.LabRelease(version), Tracker: s.tracker,
+		Release: s.release(version), Tracker: s.tracker,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start workload cluster %s: %w", key, err)

@@ -34,6 +34,8 @@ type Status struct {
 	Accel string
 	// BMC is the Redfish emulator's URL.
 	BMC string
+	// Registry is the release registry's host:port.
+	Registry string
 	// Hosts, with the power state their BMC reports.
 	Hosts []HostStatus
 }
@@ -70,7 +72,7 @@ func ReadStatus(ctx context.Context, stateDir string) (*Status, error) {
 		st.Owner, st.OwnerAlive = owner.String(), owner.Alive()
 	}
 	st.HubHealth = probeHub(ctx, st.Kubeconfig)
-	st.Accel, st.BMC = rec.Values[valueAccel], rec.Values[valueBMC]
+	st.Accel, st.BMC, st.Registry = rec.Values[valueAccel], rec.Values[valueBMC], rec.Values[valueRegistry]
 	hosts, err := hostStatuses(ctx, stateDir)
 	if err != nil {
 		return nil, err

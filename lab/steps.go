@@ -161,7 +161,7 @@ func (l *Lab) hubComponents(ctx context.Context) ([]controllers.Component, error
 	l.spokes = newSpokes(l.opts.StateDir, l.opts.LogDir, l.ledger, machineAPIDeps{
 		images: store, agent: agent, deployer: deployer, logger: l.opts.Logger.WithName("machine-api"),
 		machineController: l.opts.MachineController, tracker: l.ledger,
-	})
+	}, l.releases)
 	// The converged flow, assisted-service's default: the bare-metal
 	// operator builds PreprovisioningImages, InfraEnv hosts' images come
 	// from assisted-service and run its deploy step, other hosts' from

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -17,40 +18,53 @@ import (
 	"golang.org/x/crypto/ssh"
 	"k8s.io/utils/ptr"
 
+	"github.com/paritylab/paritylab/lab"
 	"github.com/paritylab/paritylab/lab/agentbin"
 	"github.com/paritylab/paritylab/lab/assisted"
 	"github.com/paritylab/paritylab/lab/binaries"
 	"github.com/paritylab/paritylab/lab/images"
-	"github.com/paritylab/paritylab/providers/controlplane/release/releasetest"
+	"github.com/paritylab/paritylab/lab/releases"
 )
 
-// releaseRepository is where the CAPI flow's release image is pushed.
-const releaseRepository = "ocp/release"
-
 // CAPIServers are the loopback services a CAPI flow's cluster needs that
-// a real site has elsewhere: a registry with the release image the
-// control-plane provider reads, and the image server that the
+// a real site has elsewhere: the release the control-plane provider reads,
+// in the lab's registry, and the image server that the
 // Metal3MachineTemplates point hosts at.
 type CAPIServers struct {
-	registry *releasetest.Registry
-	images   *httptest.Server
+	images *httptest.Server
 	// ReleaseRepository is <registry host>/<repository> of the release.
 	ReleaseRepository string
 	// Image is the discovery image as a Metal3MachineTemplate names it.
 	Image capm3v1beta2.Image
 }
 
-// StartCAPIServers pushes the release of an OpenShift version (with the
-// Kubernetes version the lab's kubelets run) and serves the lab's generic
-// discovery image, which reads its InfraEnv from the config drive built
-// from the bootstrap data. Close stops both.
-func StartCAPIServers(ctx context.Context, version string) (*CAPIServers, error) {
-	s := &CAPIServers{registry: releasetest.Start()}
-	if _, err := s.registry.Push(releaseRepository, version, strings.TrimPrefix(binaries.KubernetesVersion, "v")); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("push release %s: %w", version, err)
+// CAPIServersInput is the lab registry and the version to install.
+type CAPIServersInput struct {
+	// ReleaseRepository is the lab registry's release repository and
+	// Releases the releases it holds.
+	ReleaseRepository string
+	Releases          []releases.Pushed
+	// Version is the OpenShift version the flow installs. A version the
+	// registry lacks is pushed into it, with the Kubernetes version the
+	// lab's kubelets run.
+	Version string
+}
+
+// StartCAPIServers makes sure the lab registry has the release of the
+// version and serves the lab's generic discovery image, which reads its
+// InfraEnv from the config drive built from the bootstrap data. Close
+// stops the image server.
+func StartCAPIServers(ctx context.Context, in CAPIServersInput) (*CAPIServers, error) {
+	if in.ReleaseRepository == "" {
+		return nil, errors.New("CAPI servers: the lab has no release registry")
 	}
-	s.ReleaseRepository = s.registry.Host() + "/" + releaseRepository
+	if _, err := lab.FindRelease(in.Releases, in.Version); err != nil {
+		rel := releases.Release{Version: in.Version, Kubernetes: strings.TrimPrefix(binaries.KubernetesVersion, "v")}
+		if _, err := releases.Push(ctx, releases.PushInput{Repository: in.ReleaseRepository, Releases: []releases.Release{rel}}); err != nil {
+			return nil, err
+		}
+	}
+	s := &CAPIServers{ReleaseRepository: in.ReleaseRepository}
 	path, sum, err := discoveryImage(ctx)
 	if err != nil {
 		s.Close()
@@ -98,13 +112,11 @@ func discoveryImage(ctx context.Context) (path, sum string, err error) {
 	return path, hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// Close stops the servers; it is safe on a partly started value.
+// Close stops the image server; it is safe on a partly started value.
+// The release stays in the lab registry, which goes with the lab.
 func (s *CAPIServers) Close() {
 	if s.images != nil {
 		s.images.Close()
-	}
-	if s.registry != nil {
-		s.registry.Close()
 	}
 }
 

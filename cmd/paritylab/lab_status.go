@@ -52,6 +52,9 @@ func printStatus(out io.Writer, name string, st *lab.Status) {
 	row("kubeconfig", st.Kubeconfig)
 	row("logs", st.LogDir)
 	row("resources", summarizeResources(st))
+	if st.Registry != "" {
+		row("registry", st.Registry)
+	}
 	if len(st.Hosts) == 0 {
 		return
 	}

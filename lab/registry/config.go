@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,7 +18,14 @@ const configFile = "config.yml"
 // a user can still tune it, but every key below is set explicitly so that
 // Debian's /etc/docker/registry/config.yml (port 5000 on every
 // interface) is never what runs.
+//
+// The HTTP secret signs upload state between requests; one registry
+// process needs one of its own, random, or it logs that it made one up.
 func writeConfig(dir, dataDir, addr string) (string, error) {
+	secret := make([]byte, 24)
+	if _, err := rand.Read(secret); err != nil {
+		return "", fmt.Errorf("registry http secret: %w", err)
+	}
 	cfg := fmt.Sprintf(`version: 0.1
 log:
   level: info
@@ -31,9 +40,10 @@ storage:
       enabled: false
 http:
   addr: %s
+  secret: %s
   headers:
     X-Content-Type-Options: [nosniff]
-`, dataDir, addr)
+`, dataDir, addr, hex.EncodeToString(secret))
 	path := filepath.Join(dir, configFile)
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		return "", fmt.Errorf("write registry config %s: %w", path, err)

@@ -90,6 +90,16 @@ func TestRegistryServesImagesByDigestAndTag(t *testing.T) {
 		t.Errorf("the repository is not in the registry's storage under Dir: %v", err)
 	}
 
+	// The registry runs the configuration Start wrote: loopback only,
+	// its own HTTP secret.
+	log, err := os.ReadFile(filepath.Join(filepath.Dir(dir), "logs", "registry.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(log), "listening on "+r.Host()) || strings.Contains(string(log), "No HTTP secret") {
+		t.Errorf("registry.log does not show the lab's configuration (listening on %s, an HTTP secret):\n%s", r.Host(), log)
+	}
+
 	// A tag the registry does not have fails as a registry answers it.
 	_, err = remote.Head(repo.Tag("4.99.0-x86_64"))
 	var terr *transport.Error

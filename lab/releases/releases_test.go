@@ -17,8 +17,10 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 
+	"github.com/paritylab/paritylab/lab/binaries"
 	"github.com/paritylab/paritylab/lab/registry"
 	"github.com/paritylab/paritylab/lab/releases"
+	"github.com/paritylab/paritylab/lab/workload"
 	"github.com/paritylab/paritylab/providers/controlplane/release"
 )
 
@@ -168,5 +170,16 @@ func TestPushRejectsAReleaseWithoutVersions(t *testing.T) {
 		Releases: []releases.Release{{Version: "4.21:1"}}})
 	if err == nil || !strings.Contains(err.Error(), `"4.21:1"`) || !strings.Contains(err.Error(), "Kubernetes version") {
 		t.Fatalf("Push of a bad release: %v, want errors naming the version and the missing Kubernetes version", err)
+	}
+}
+
+// TestTheInstalledReleaseShipsTheLabsKubernetes: clusters are installed at
+// the first release, whose nodes run the lab's Kubernetes binaries.
+func TestTheInstalledReleaseShipsTheLabsKubernetes(t *testing.T) {
+	if got, want := "v"+releases.Lab[0].Kubernetes, binaries.KubernetesVersion; got != want {
+		t.Errorf("release %s ships Kubernetes %s, the lab runs %s", releases.Lab[0].Version, got, want)
+	}
+	if releases.Lab[0].Version != workload.DefaultVersion {
+		t.Errorf("the lab's first release is %s, workload clusters default to %s", releases.Lab[0].Version, workload.DefaultVersion)
 	}
 }

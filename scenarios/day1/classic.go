@@ -41,7 +41,7 @@ func (f *classicFlow) start(ctx context.Context) {
 func (f *classicFlow) install(ctx context.Context) {
 	hub := f.in.Lab.Client()
 	site := scenarios.ZTPSite{Namespace: f.ns, Name: f.ns, ControlPlane: controlPlaneReplicas, Workers: workerReplicas,
-		Version: version(f.in.Config), ReleaseImage: releaseImage(f.in.Config),
+		Version: version(f.in.Config), ReleaseImage: releaseImage(f.in),
 		PullSecret: pullSecret, SSHKey: f.in.SSHKey, Network: scenarios.LabSiteNetwork}
 	By("writing the ZTP manifests: pull secret, ClusterImageSet, ClusterDeployment, AgentClusterInstall, InfraEnv")
 	for _, o := range site.Manifests() {

@@ -76,7 +76,13 @@ func version(cfg *framework.Config) string {
 	return cfg.Variable("OPENSHIFT_VERSION", workload.DefaultVersion)
 }
 
-func releaseImage(cfg *framework.Config) string { return workload.LabRelease(version(cfg)).Image }
+// releaseImage is the release of the version in the lab's registry, by
+// digest, as a ClusterImageSet names a mirrored release.
+func releaseImage(in scenarios.Input) string {
+	p, err := in.Lab.Info.Release(version(in.Config))
+	Expect(err).NotTo(HaveOccurred())
+	return p.Image
+}
 
 func interval(in scenarios.Input, key string) framework.Interval {
 	iv, err := in.Config.Interval(Name, key)

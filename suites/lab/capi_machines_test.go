@@ -298,7 +298,8 @@ func setUpCAPI(ctx SpecContext) {
 	c := shared.lab.Client()
 	Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: capiNamespace}})).To(Succeed())
 	var err error
-	capiRun.servers, err = scenarios.StartCAPIServers(ctx, capiDistributionVersion)
+	capiRun.servers, err = scenarios.StartCAPIServers(ctx, scenarios.CAPIServersInput{ReleaseRepository: shared.lab.ReleaseRepository(),
+		Releases: shared.lab.Releases(), Version: capiDistributionVersion})
 	Expect(err).NotTo(HaveOccurred())
 	inv := shared.lab.Inventory()
 	moveHostToCAPI(ctx, inv.Hosts[capiControlPlaneHost].Name, "control-plane")

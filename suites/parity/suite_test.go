@@ -16,6 +16,7 @@ import (
 	"github.com/paritylab/paritylab/framework"
 	"github.com/paritylab/paritylab/lab/machines"
 	"github.com/paritylab/paritylab/lab/progress/ginkgoprogress"
+	"github.com/paritylab/paritylab/lab/workload"
 	"github.com/paritylab/paritylab/results"
 	"github.com/paritylab/paritylab/scenarios"
 	"github.com/paritylab/paritylab/scenarios/day1"
@@ -69,7 +70,8 @@ var _ = SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
 	Expect(err).NotTo(HaveOccurred())
 	key, err := scenarios.NewSSHKey()
 	Expect(err).NotTo(HaveOccurred())
-	servers, err := scenarios.StartCAPIServers(ctx, cfg.Variable("OPENSHIFT_VERSION", ""))
+	servers, err := scenarios.StartCAPIServers(ctx, scenarios.CAPIServersInput{ReleaseRepository: l.Info.ReleaseRepository,
+		Releases: l.Info.Releases, Version: cfg.Variable("OPENSHIFT_VERSION", workload.DefaultVersion)})
 	Expect(err).NotTo(HaveOccurred())
 	input = scenarios.Input{Lab: l, Hosts: framework.NewHostPool(l), Config: cfg, ArtifactsDir: artifactsDir(),
 		Observations: &scenarios.Observations{}, Registry: reg, Options: opts, Clusters: &scenarios.Clusters{}, CAPI: servers, SSHKey: key}
