@@ -24,6 +24,7 @@ import (
 	"github.com/paritylab/paritylab/lab/releases"
 	"github.com/paritylab/paritylab/lab/state"
 	"github.com/paritylab/paritylab/lab/workload"
+	"github.com/paritylab/paritylab/providers/controlplane/release"
 )
 
 // spokes are the workload clusters installs create, one local control plane
@@ -94,6 +95,8 @@ func (s *spokes) Create(ctx context.Context, key assisted.ClusterKey, version st
 	c, err := workload.Start(ctx, workload.Options{
 		Name: name, Dir: filepath.Join(s.stateDir, "spokes", name), LogDir: spokeLogDir(s.logDir, key),
 		Release: s.release(version), Tracker: s.tracker,
+		// The operator retrieves an update's payload from its registry.
+		Payloads: &release.Remote{},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start workload cluster %s: %w", key, err)

@@ -62,6 +62,7 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, retErr error) {
 		RESTConfig:      cp.RESTConfig(),
 		UpgradeDuration: opts.UpgradeDuration,
 		Releases:        opts.Releases,
+		Payloads:        opts.Payloads,
 		Logger:          opts.Logger.WithName("cluster-version-operator"),
 	})
 	if err != nil {

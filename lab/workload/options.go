@@ -13,6 +13,7 @@ import (
 
 	"github.com/paritylab/paritylab/lab/state"
 	"github.com/paritylab/paritylab/lab/workload/cvo"
+	"github.com/paritylab/paritylab/providers/controlplane/release"
 )
 
 // GuestGateway is the address at which a guest on QEMU user-mode networking
@@ -53,6 +54,10 @@ type Options struct {
 	// Releases the lab knows besides AvailableUpdates; an update by image
 	// learns its version from them. Default none.
 	Releases []configv1.Release
+	// Payloads, when set, has the cluster-version operator read an
+	// update's release image from its registry before it accepts it (see
+	// cvo.Reconciler.Payloads). Default nil: Releases and the graph only.
+	Payloads release.Resolver
 	// UpgradeDuration is how long an accepted update stays Partial.
 	// Default cvo.DefaultUpgradeDuration.
 	UpgradeDuration time.Duration

@@ -5,11 +5,16 @@
 // status.availableUpdates, an image must be pulled by digest unless forced,
 // a downgrade is refused unless forced) and applies an accepted update
 // through status.history, newest first: a Partial entry, Progressing=True,
-// then after UpgradeDuration a Completed entry and Progressing=False. No
-// release payload is pulled and no manifest is applied.
+// then after UpgradeDuration a Completed entry and Progressing=False.
+// Given a registry reader (Reconciler.Payloads), it retrieves the release
+// image an update targets before it accepts it, as the real operator does:
+// the version is the one the payload names, and an image the registry does
+// not serve is refused with ReleaseAccepted=False, RetrievePayload, and the
+// registry's error. No manifest of the payload is applied.
 //
 // Condition types, reasons and message shapes follow the real operator so
 // that a scenario reading them cannot tell the difference.
 //
-// It imports nothing from the rest of the lab.
+// It imports nothing from the rest of the lab; it reads release images
+// with the providers' release package, as the control-plane provider does.
 package cvo

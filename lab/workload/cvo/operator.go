@@ -18,6 +18,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/paritylab/paritylab/providers/controlplane/release"
 )
 
 // Options configure an Operator. RESTConfig is required.
@@ -30,6 +32,8 @@ type Options struct {
 	UpgradeDuration time.Duration
 	// Releases the lab knows besides the update graph (see Reconciler).
 	Releases []configv1.Release
+	// Payloads reads an update's release image (see Reconciler).
+	Payloads release.Resolver
 	// Logger is the manager's logger. Default discard.
 	Logger logr.Logger
 }
@@ -55,7 +59,7 @@ func Start(ctx context.Context, opts Options) (*Operator, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Reconciler{Client: mgr.GetClient(), UpgradeDuration: opts.UpgradeDuration, Releases: opts.Releases}
+	r := &Reconciler{Client: mgr.GetClient(), UpgradeDuration: opts.UpgradeDuration, Releases: opts.Releases, Payloads: opts.Payloads}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("set up cluster-version operator: %w", err)
 	}

@@ -3,6 +3,7 @@ package cvo
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
@@ -12,6 +13,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/paritylab/paritylab/providers/controlplane/release"
 )
 
 // Name is the name of the one ClusterVersion a cluster has.
@@ -31,8 +34,17 @@ type Reconciler struct {
 	// update by image learns its version from them, as the real operator
 	// reads it from the payload.
 	Releases []configv1.Release
+	// Payloads, when set, reads the release image an update targets from
+	// its registry, as the real operator retrieves a payload before it
+	// accepts it: an image the registry does not serve is refused
+	// (ReleaseAccepted=False, RetrievePayload) and the version is the one
+	// the payload names. Nil: versions come from Releases and the graph.
+	Payloads release.Resolver
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
+
+	payloadsOnce sync.Once
+	payloads     *payloads
 }
 
 var _ reconcile.Reconciler = (*Reconciler)(nil)
@@ -55,7 +67,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	before := cv.Status.DeepCopy()
-	left := r.sync(cv, r.now())
+	left := r.sync(cv, r.now(), r.fetcher().fetch(ctx, cv))
 	if !equality.Semantic.DeepEqual(before, &cv.Status) {
 		ctrl.LoggerFrom(ctx).V(1).Info("updating status", "desired", cv.Status.Desired.Version, "completesIn", left)
 		if err := r.Client.Status().Update(ctx, cv); err != nil {
@@ -67,9 +79,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 // sync computes the new status and returns how long until the update in
 // progress completes.
-func (r *Reconciler) sync(cv *configv1.ClusterVersion, now time.Time) time.Duration {
+func (r *Reconciler) sync(cv *configv1.ClusterVersion, now time.Time, read fetched) time.Duration {
 	st := &cv.Status
-	t, ref := resolve(cv, r.Releases)
+	t, ref := resolve(cv, r.Releases, read)
 	if ref != nil {
 		setRefused(st, ref, now)
 	} else {
@@ -82,6 +94,15 @@ func (r *Reconciler) sync(cv *configv1.ClusterVersion, now time.Time) time.Durat
 	setProgressConditions(st, now)
 	st.ObservedGeneration = cv.Generation
 	return left
+}
+
+func (r *Reconciler) fetcher() *payloads {
+	r.payloadsOnce.Do(func() {
+		if r.Payloads != nil {
+			r.payloads = &payloads{resolver: r.Payloads, read: map[string]payload{}}
+		}
+	})
+	return r.payloads
 }
 
 func (r *Reconciler) now() time.Time {

@@ -25,8 +25,9 @@ type target struct {
 // resolve decides which release spec.desiredUpdate asks for and whether the
 // operator accepts it. Without a desired update, or with one naming the
 // current release, the target is status.desired. known are releases the lab
-// knows besides the cluster's update graph.
-func resolve(cv *configv1.ClusterVersion, known []configv1.Release) (target, *Refusal) {
+// knows besides the cluster's update graph; read are the payloads the
+// operator retrieved from their registry, which decide over known.
+func resolve(cv *configv1.ClusterVersion, known []configv1.Release, read fetched) (target, *Refusal) {
 	u, current := cv.Spec.DesiredUpdate, cv.Status.Desired
 	if u == nil || (u.Image == "" && u.Version == current.Version) || (u.Image != "" && u.Image == current.Image) {
 		return target{release: current, verified: true}, nil
@@ -34,9 +35,9 @@ func resolve(cv *configv1.ClusterVersion, known []configv1.Release) (target, *Re
 	var t target
 	var ref *Refusal
 	if u.Image == "" {
-		t, ref = byVersion(u.Version, cv.Status.AvailableUpdates)
+		t, ref = byVersion(u.Version, cv.Status.AvailableUpdates, read)
 	} else {
-		t, ref = byImage(*u, catalogue(cv, known))
+		t, ref = byImage(*u, catalogue(cv, known), read)
 	}
 	if ref != nil {
 		return target{}, ref
@@ -50,12 +51,17 @@ func resolve(cv *configv1.ClusterVersion, known []configv1.Release) (target, *Re
 }
 
 // byVersion finds a version in the update graph, as the real operator does
-// for an update that names no image; force does not help here.
-func byVersion(version string, available []configv1.Release) (target, *Refusal) {
+// for an update that names no image, and needs its payload retrievable;
+// force does not help here.
+func byVersion(version string, available []configv1.Release, read fetched) (target, *Refusal) {
 	for _, r := range available {
-		if r.Version == version {
-			return target{release: r, verified: pinned(r.Image)}, nil
+		if r.Version != version {
+			continue
 		}
+		if p, ok := read(r.Image); ok && p.err != nil {
+			return target{}, retrieveFailed(configv1.Update{Version: version, Image: r.Image}, p.err.Error())
+		}
+		return target{release: r, verified: pinned(r.Image)}, nil
 	}
 	var listed []string
 	for _, r := range available {
@@ -72,12 +78,19 @@ func byVersion(version string, available []configv1.Release) (target, *Refusal) 
 }
 
 // byImage accepts an image pulled by digest (or any image with force) whose
-// release version the lab knows, from the catalogue or from the update.
-func byImage(u configv1.Update, known []configv1.Release) (target, *Refusal) {
+// release version the operator read from its payload, or else the lab
+// knows, from the catalogue or from the update.
+func byImage(u configv1.Update, known []configv1.Release, read fetched) (target, *Refusal) {
 	if !pinned(u.Image) && !u.Force {
 		return target{}, retrieveFailed(u, "The update cannot be verified: the image is not pulled by digest (@sha256:...); set force to apply it unverified")
 	}
 	r, ok := findImage(known, u.Image)
+	if p, fetched := read(u.Image); fetched {
+		if p.err != nil {
+			return target{}, retrieveFailed(u, p.err.Error())
+		}
+		r, ok = configv1.Release{Version: p.version, Image: u.Image}, true
+	}
 	switch {
 	case ok && u.Version != "" && r.Version != u.Version:
 		return target{}, &Refusal{

@@ -1,6 +1,7 @@
 package cvo
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -56,7 +57,7 @@ func TestResolve(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cv := installed()
 			cv.Spec.DesiredUpdate = c.update
-			got, ref := resolve(cv, known)
+			got, ref := resolve(cv, known, nothingFetched)
 			if c.wantReason != "" {
 				if ref == nil || ref.Reason != c.wantReason || !strings.Contains(ref.Message, c.wantInMsg) {
 					t.Fatalf("refusal %v, want reason %s with %q", ref, c.wantReason, c.wantInMsg)
@@ -92,5 +93,51 @@ func TestRollbackAcrossMinorRefused(t *testing.T) {
 	ref := checkRollback(cv, rel("4.21.3"))
 	if ref == nil || !strings.Contains(ref.Message, "rollbacks that change major or minor versions are not recommended") {
 		t.Fatalf("refusal %v, want the minor-version rollback refusal", ref)
+	}
+}
+
+// TestResolveReadsPayloads: what the operator read of a payload decides
+// over what the lab knows: its version, or the registry's refusal.
+func TestResolveReadsPayloads(t *testing.T) {
+	missing := errors.New("GET https://mirror.example/v2/r/manifests/sha256:…: MANIFEST_UNKNOWN: manifest unknown")
+	read := func(image string) (payload, bool) {
+		switch image {
+		case "mirror.example/r" + digest:
+			return payload{version: "4.24.1"}, true
+		case rel("4.22.0").Image:
+			return payload{err: missing}, true
+		case "mirror.example/gone" + digest:
+			return payload{err: missing}, true
+		}
+		return payload{}, false
+	}
+	cases := []struct {
+		name        string
+		update      configv1.Update
+		wantVersion string
+		wantInMsg   string
+	}{
+		{name: "image read: its payload's version", update: configv1.Update{Image: "mirror.example/r" + digest}, wantVersion: "4.24.1"},
+		{name: "image read, other version asked", update: configv1.Update{Image: "mirror.example/r" + digest, Version: "4.24.2"}, wantInMsg: "release image version 4.24.1 does not match the expected upstream version 4.24.2"},
+		{name: "image the registry lacks", update: configv1.Update{Image: "mirror.example/gone" + digest, Version: "4.24.1"}, wantInMsg: `Retrieving payload failed version="4.24.1" image="mirror.example/gone` + digest + `" failure=GET https://mirror.example/v2/r/manifests/sha256:…: MANIFEST_UNKNOWN`},
+		{name: "image the registry lacks, forced", update: configv1.Update{Image: "mirror.example/gone" + digest, Version: "4.24.1", Force: true}, wantInMsg: "MANIFEST_UNKNOWN"},
+		{name: "version whose image the registry lacks", update: configv1.Update{Version: "4.22.0"}, wantInMsg: `Retrieving payload failed version="4.22.0" image="` + rel("4.22.0").Image + `" failure=`},
+		{name: "version not read", update: configv1.Update{Version: "4.21.4"}, wantVersion: "4.21.4"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cv := installed()
+			cv.Spec.DesiredUpdate = &c.update
+			got, ref := resolve(cv, nil, read)
+			if c.wantInMsg != "" {
+				if ref == nil || !strings.Contains(ref.Message, c.wantInMsg) {
+					t.Fatalf("refusal %v, want one with %q", ref, c.wantInMsg)
+				}
+				return
+			}
+			if ref != nil || got.release.Version != c.wantVersion || got.release.Image != targetImage(cv) {
+				t.Fatalf("got %+v, %v; want version %s of image %s accepted", got, ref, c.wantVersion, targetImage(cv))
+			}
+		})
 	}
 }

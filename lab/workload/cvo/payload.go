@@ -1,0 +1,77 @@
+package cvo
+
+import (
+	"context"
+	"sync"
+
+	configv1 "github.com/openshift/api/config/v1"
+
+	"github.com/paritylab/paritylab/providers/controlplane/release"
+)
+
+// payload is what the operator read of a release image it was asked to
+// update to: the version its payload names, or why it could not read it.
+type payload struct {
+	version string
+	err     error
+}
+
+// fetched answers for the images the operator read; false for one it did
+// not read (it has no registry to read from, or the image is the current
+// release).
+type fetched func(image string) (payload, bool)
+
+func nothingFetched(string) (payload, bool) { return payload{}, false }
+
+// payloads reads release images through a release.Resolver and keeps what
+// it read of each: the real operator retrieves the payload of a new
+// target once, then works from its copy.
+type payloads struct {
+	resolver release.Resolver
+	mu       sync.Mutex
+	read     map[string]payload
+}
+
+// fetch reads the image the desired update targets, unless it is the
+// current release or was read already, and returns the answers so far.
+// A failed read is tried again on the next reconcile, as the real operator
+// retries retrieval.
+func (p *payloads) fetch(ctx context.Context, cv *configv1.ClusterVersion) fetched {
+	if p == nil || p.resolver == nil {
+		return nothingFetched
+	}
+	image := targetImage(cv)
+	p.mu.Lock()
+	got, done := p.read[image]
+	p.mu.Unlock()
+	if image != "" && image != cv.Status.Desired.Image && (!done || got.err != nil) {
+		info, err := p.resolver.Resolve(ctx, image, nil, nil)
+		p.mu.Lock()
+		p.read[image] = payload{version: info.Version, err: err}
+		p.mu.Unlock()
+	}
+	return func(image string) (payload, bool) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		got, ok := p.read[image]
+		return got, ok
+	}
+}
+
+// targetImage is the release image spec.desiredUpdate asks for: its image,
+// or the image of its version in the update graph.
+func targetImage(cv *configv1.ClusterVersion) string {
+	u := cv.Spec.DesiredUpdate
+	switch {
+	case u == nil:
+		return ""
+	case u.Image != "":
+		return u.Image
+	}
+	for _, r := range cv.Status.AvailableUpdates {
+		if r.Version == u.Version {
+			return r.Image
+		}
+	}
+	return ""
+}

@@ -1,0 +1,71 @@
+package workload
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
+
+	"github.com/paritylab/paritylab/lab/registry"
+	"github.com/paritylab/paritylab/lab/releases"
+	"github.com/paritylab/paritylab/lab/workload/cvo"
+	"github.com/paritylab/paritylab/providers/controlplane/release"
+)
+
+// TestClusterVersionOperatorReadsTheRegistry: given a registry to read, the
+// operator takes an update's version from the payload it retrieves and
+// refuses an image the registry does not serve, as the real one does; the
+// lab's releases are in Debian's registry.
+func TestClusterVersionOperatorReadsTheRegistry(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	tmp := t.TempDir()
+	reg, err := registry.Start(ctx, registry.Options{Dir: filepath.Join(tmp, "registry"), LogDir: tmp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := reg.Stop(); err != nil {
+			t.Error(err)
+		}
+	})
+	repo := reg.Host() + "/openshift/release"
+	pushed, err := releases.Push(ctx, releases.PushInput{Repository: repo, Releases: releases.Lab})
+	if err != nil {
+		t.Fatal(err)
+	}
+	installed, next := pushed[0], pushed[2]
+	c := startCluster(t, Options{
+		Name:            "cvo-registry",
+		Release:         configv1.Release{Version: installed.Version, Image: installed.Image},
+		Payloads:        &release.Remote{},
+		UpgradeDuration: 2 * time.Second,
+	})
+	w := watchClusterVersion(t, c)
+
+	missing := repo + "@sha256:" + strings.Repeat("ab", 32)
+	gen := setDesiredUpdate(t, c, configv1.Update{Image: missing, Version: "4.22.1"})
+	cv := w.until(t, "the missing image observed", func(cv *configv1.ClusterVersion) bool { return cv.Status.ObservedGeneration == gen })
+	wantCondition(t, cv, cvo.ConditionReleaseAccepted, configv1.ConditionFalse, `Retrieving payload failed version="4.22.1" image="`+missing+`"`)
+	wantCondition(t, cv, cvo.ConditionReleaseAccepted, configv1.ConditionFalse, "MANIFEST_UNKNOWN")
+	if r := cvo.FindCondition(cv.Status.Conditions, cvo.ConditionReleaseAccepted); r == nil || r.Reason != cvo.ReasonRetrievePayload {
+		t.Errorf("ReleaseAccepted %+v, want reason %s", r, cvo.ReasonRetrievePayload)
+	}
+	wantUnchanged(t, cv)
+
+	// Neither in the update graph nor among the lab's known releases: the
+	// version is the one its payload names.
+	setDesiredUpdate(t, c, configv1.Update{Image: next.Image})
+	done := w.until(t, next.Version+" Completed", func(cv *configv1.ClusterVersion) bool {
+		return len(cv.Status.History) > 0 && cv.Status.History[0].State == configv1.CompletedUpdate && cv.Status.History[0].Image == next.Image
+	})
+	if h := done.Status.History[0]; h.Version != next.Version || !h.Verified {
+		t.Errorf("history entry %+v, want version %s read from the payload, verified (by digest)", h, next.Version)
+	}
+	if done.Status.Desired.Version != next.Version {
+		t.Errorf("desired %+v, want version %s", done.Status.Desired, next.Version)
+	}
+}
