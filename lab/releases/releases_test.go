@@ -6,10 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -18,36 +16,16 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 
 	"github.com/paritylab/paritylab/lab/binaries"
-	"github.com/paritylab/paritylab/lab/registry"
 	"github.com/paritylab/paritylab/lab/releases"
+	"github.com/paritylab/paritylab/lab/releases/releasestest"
 	"github.com/paritylab/paritylab/lab/workload"
 	"github.com/paritylab/paritylab/providers/controlplane/release"
 )
 
-// pushLab starts Debian's registry and pushes the lab's releases into it.
+// pushLab serves the lab's releases from Debian's registry.
 func pushLab(t *testing.T) (string, []releases.Pushed) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	tmp := t.TempDir()
-	reg, err := registry.Start(ctx, registry.Options{Dir: filepath.Join(tmp, "registry"), LogDir: tmp})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := reg.Stop(); err != nil {
-			t.Error(err)
-		}
-	})
-	repo := reg.Host() + "/ocp/release"
-	pushed, err := releases.Push(ctx, releases.PushInput{Repository: repo, Releases: releases.Lab})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(pushed) != len(releases.Lab) {
-		t.Fatalf("pushed %d releases, want %d", len(pushed), len(releases.Lab))
-	}
-	return repo, pushed
+	return releasestest.Serve(t, releases.Lab)
 }
 
 // readFile reads one file of an image's flattened filesystem.

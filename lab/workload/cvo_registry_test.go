@@ -1,16 +1,14 @@
 package workload
 
 import (
-	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
 
-	"github.com/paritylab/paritylab/lab/registry"
 	"github.com/paritylab/paritylab/lab/releases"
+	"github.com/paritylab/paritylab/lab/releases/releasestest"
 	"github.com/paritylab/paritylab/lab/workload/cvo"
 	"github.com/paritylab/paritylab/providers/controlplane/release"
 )
@@ -20,23 +18,7 @@ import (
 // refuses an image the registry does not serve, as the real one does; the
 // lab's releases are in Debian's registry.
 func TestClusterVersionOperatorReadsTheRegistry(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	tmp := t.TempDir()
-	reg, err := registry.Start(ctx, registry.Options{Dir: filepath.Join(tmp, "registry"), LogDir: tmp})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := reg.Stop(); err != nil {
-			t.Error(err)
-		}
-	})
-	repo := reg.Host() + "/openshift/release"
-	pushed, err := releases.Push(ctx, releases.PushInput{Repository: repo, Releases: releases.Lab})
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo, pushed := releasestest.Serve(t, releases.Lab)
 	installed, next := pushed[0], pushed[2]
 	c := startCluster(t, Options{
 		Name:            "cvo-registry",
