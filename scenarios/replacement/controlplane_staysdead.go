@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/paritylab/paritylab/lab/redfish"
@@ -44,12 +45,14 @@ func ControlPlaneStaysDeadMilestones() []results.Milestone {
 	return ms
 }
 
-// nodeFate says what a Node is at the end: gone, or kept with its Ready
-// status and taints.
-func nodeFate(ctx context.Context, c client.Client, name string) string {
+// nodeFate says what the Node named name with the UID uid is at the end:
+// gone, or kept with its Ready status and taints. A Node of that name
+// with another UID is a new one (a replacement on the same host, whose
+// Node takes the host's name): the one asked about is gone.
+func nodeFate(ctx context.Context, c client.Client, name string, uid types.UID) string {
 	node := &corev1.Node{}
 	err := c.Get(ctx, client.ObjectKey{Name: name}, node)
-	if apierrors.IsNotFound(err) {
+	if apierrors.IsNotFound(err) || (err == nil && node.UID != uid) {
 		return "gone"
 	}
 	Expect(err).NotTo(HaveOccurred())
@@ -87,6 +90,7 @@ func controlPlaneStaysDeadSpec(ctx SpecContext, in scenarios.Input, flow results
 	})
 	host := s.host(ctx, Default, w)
 	w.Host = host.Name
+	deadNode := nodeOf(ctx, Default, s.workload(), w.Node).UID
 	DeferCleanup(func(ctx SpecContext) {
 		Expect(scenarios.ClearHostFault(ctx, in.Lab, host)).To(Succeed())
 	})
@@ -109,7 +113,7 @@ func controlPlaneStaysDeadSpec(ctx SpecContext, in scenarios.Input, flow results
 	// The dead host's Node: its fate is one property, and the Node aspects
 	// compare the two live members only (a Node one flow deleted would
 	// otherwise show as one Node fewer in each of them).
-	run.SetProperty(w.Machine, propertyDeadNode, nodeFate(ctx, s.workload(), w.Node))
+	run.SetProperty(w.Machine, propertyDeadNode, nodeFate(ctx, s.workload(), w.Node, deadNode))
 	s.forgetNode(w.Node)
 	run.SetProperty(w.Machine, propertyRequestAtEnd, s.requestState(ctx, Default, w))
 	_, after := s.healthCounts(ctx, Default)

@@ -74,6 +74,7 @@ func ownerlessSpec(ctx SpecContext, in scenarios.Input, flow results.Flow, s sid
 	w := ws[0]
 	host := s.host(ctx, Default, w)
 	w.Host = host.Name
+	deadNode := nodeOf(ctx, Default, s.workload(), w.Node).UID
 	// Cleanups run last first: the observation is kept, then the worker
 	// is brought back, then the health check goes.
 	DeferCleanup(func(ctx SpecContext) { s.deleteHealthCheck(ctx) })
@@ -114,7 +115,7 @@ func ownerlessSpec(ctx SpecContext, in scenarios.Input, flow results.Flow, s sid
 	// The hung worker's Node: its fate is one property; the Node aspects
 	// compare the set's Node at the end (the kept one, or the
 	// replacement's).
-	run.SetProperty(w.Machine, propertyDeadNode, nodeFate(ctx, s.workload(), w.Node))
+	run.SetProperty(w.Machine, propertyDeadNode, nodeFate(ctx, s.workload(), w.Node, deadNode))
 	finishRun(ctx, run, s, w)
 	AddReportEntry(fmt.Sprintf("%s %s flow", NameOwnerless, strings.ToUpper(string(flow))), time.Since(run.Started).Round(time.Second).String())
 }
@@ -130,6 +131,7 @@ func settleOwnerless(ctx context.Context, in scenarios.Input, run *scenarios.Run
 	asked := time.Now()
 	touched := false
 	var outcome string
+	var replacement worker
 	iv := interval(in, "wait-machines-running")
 	Eventually(func(g Gomega) {
 		live := s.liveMachines(ctx, g)
@@ -158,14 +160,19 @@ func settleOwnerless(ctx context.Context, in scenarios.Input, run *scenarios.Run
 		g.Expect(others).To(HaveLen(1), "replacement Machines")
 		r := others[0]
 		g.Expect(r.Node).NotTo(BeEmpty(), "replacement Machine %s Running with a nodeRef", r.Name)
-		s.recordNode(ctx, run, r.Node)
 		expectInService(ctx, g, s, r.Node)
 		g.Expect([]int{counts.expected, counts.healthy}).To(Equal([]int{1, 1}), "MachineHealthCheck status %s", counts)
 		expectReleased(g, host, r)
+		replacement = r
 		outcome = "replaced: the Machine deleted, a new one Running with its Node Ready; the unhealthy host deprovisioned"
 	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(2 * time.Second).Should(Succeed())
-	if touched {
+	// The Nodes compared at the end are the replacement's instead of the
+	// dead one's. On the released host taken again, the replacement's
+	// Node has the dead one's name (the host's): the run watches it since
+	// the start and compares it already.
+	if touched && replacement.Node != w.Node {
 		s.forgetNode(w.Node)
+		s.recordNode(ctx, run, replacement.Node)
 	}
 	return outcome
 }
