@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -37,6 +38,20 @@ func TestClusterVersionOperatorReadsTheRegistry(t *testing.T) {
 		t.Errorf("ReleaseAccepted %+v, want reason %s", r, cvo.ReasonRetrievePayload)
 	}
 	wantUnchanged(t, cv)
+
+	// A release pushed after the operator failed to retrieve it is taken
+	// on its next try (cvo.RetrieveRetry), with no change to the spec.
+	later := releases.Release{Version: "4.21.2", Kubernetes: "1.34.6", Previous: []string{"4.21.0"}}
+	tag := release.Image(repo, later.Version, releases.Architecture)
+	gen = setDesiredUpdate(t, c, configv1.Update{Image: tag, Version: later.Version, Force: true})
+	cv = w.until(t, "the missing tag observed", func(cv *configv1.ClusterVersion) bool { return cv.Status.ObservedGeneration == gen })
+	wantCondition(t, cv, cvo.ConditionReleaseAccepted, configv1.ConditionFalse, "MANIFEST_UNKNOWN")
+	if _, err := releases.Push(context.Background(), releases.PushInput{Repository: repo, Releases: []releases.Release{later}}); err != nil {
+		t.Fatal(err)
+	}
+	w.until(t, later.Version+" Completed after the retry", func(cv *configv1.ClusterVersion) bool {
+		return cv.Status.History[0].State == configv1.CompletedUpdate && cv.Status.History[0].Version == later.Version
+	})
 
 	// Neither in the update graph nor among the lab's known releases: the
 	// version is the one its payload names.

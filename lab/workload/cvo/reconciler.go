@@ -24,6 +24,10 @@ const Name = "version"
 // configured otherwise.
 const DefaultUpgradeDuration = 5 * time.Second
 
+// RetrieveRetry is how soon the operator tries again to retrieve a payload
+// it could not.
+const RetrieveRetry = 30 * time.Second
+
 // Reconciler applies spec.desiredUpdate of ClusterVersion "version".
 type Reconciler struct {
 	Client client.Client
@@ -67,12 +71,18 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	before := cv.Status.DeepCopy()
-	left := r.sync(cv, r.now(), r.fetcher().fetch(ctx, cv))
+	read := r.fetcher().fetch(ctx, cv)
+	left := r.sync(cv, r.now(), read)
 	if !equality.Semantic.DeepEqual(before, &cv.Status) {
 		ctrl.LoggerFrom(ctx).V(1).Info("updating status", "desired", cv.Status.Desired.Version, "completesIn", left)
 		if err := r.Client.Status().Update(ctx, cv); err != nil {
 			return ctrl.Result{}, fmt.Errorf("update ClusterVersion status: %w", err)
 		}
+	}
+	if p, ok := read(targetImage(cv)); ok && p.err != nil && left == 0 {
+		// The payload could not be retrieved: try again, as the real
+		// operator does on its next sync, without waiting for a change.
+		left = RetrieveRetry
 	}
 	return ctrl.Result{RequeueAfter: left}, nil
 }
