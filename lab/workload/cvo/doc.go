@@ -3,7 +3,9 @@
 // "version" only, what the real operator does at its API: it validates
 // spec.desiredUpdate as the real one would (a version must be one of
 // status.availableUpdates, an image must be pulled by digest unless forced,
-// a downgrade is refused unless forced) and applies an accepted update
+// a downgrade is refused unless forced, an update to another minor or
+// major version is refused while its Upgradeable condition is False unless
+// forced) and applies an accepted update
 // through status.history, newest first: a Partial entry, Progressing=True,
 // then after UpgradeDuration a Completed entry and Progressing=False.
 // Given a registry reader (Reconciler.Payloads), it retrieves the release

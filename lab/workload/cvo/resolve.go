@@ -46,6 +46,9 @@ func resolve(cv *configv1.ClusterVersion, known []configv1.Release, read fetched
 		if ref := checkRollback(cv, t.release); ref != nil {
 			return target{}, ref
 		}
+		if ref := checkUpgradeable(cv, t.release); ref != nil {
+			return target{}, ref
+		}
 	}
 	return t, nil
 }

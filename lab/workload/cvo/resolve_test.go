@@ -141,3 +141,47 @@ func TestResolveReadsPayloads(t *testing.T) {
 		})
 	}
 }
+
+// TestUpgradeableFalseBlocksMinorUpdates: the ClusterVersionUpgradeable
+// precondition, on a cluster at 4.21.3 whose Upgradeable is False.
+func TestUpgradeableFalseBlocksMinorUpdates(t *testing.T) {
+	notUpgradeable := configv1.ClusterOperatorStatusCondition{Type: configv1.OperatorUpgradeable, Status: configv1.ConditionFalse,
+		Reason: "AdminAckRequired", Message: "Kubernetes 1.35 removes APIs this cluster uses"}
+	known := []configv1.Release{rel("5.0.0")}
+	cases := []struct {
+		name        string
+		update      configv1.Update
+		wantVersion string
+	}{
+		{name: "patch update", update: configv1.Update{Version: "4.21.4"}, wantVersion: "4.21.4"},
+		{name: "minor update", update: configv1.Update{Version: "4.22.0"}},
+		{name: "major update", update: configv1.Update{Image: rel("5.0.0").Image}},
+		{name: "minor update forced", update: configv1.Update{Image: rel("4.22.0").Image, Force: true}, wantVersion: "4.22.0"},
+		{name: "back to the previous patch", update: configv1.Update{Image: rel("4.21.1").Image}, wantVersion: "4.21.1"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cv := installed()
+			cv.Status.Conditions = append(cv.Status.Conditions, notUpgradeable)
+			cv.Spec.DesiredUpdate = &c.update
+			got, ref := resolve(cv, known, nothingFetched)
+			if c.wantVersion == "" {
+				want := `Precondition "ClusterVersionUpgradeable" failed because of "AdminAckRequired": Kubernetes 1.35 removes APIs this cluster uses`
+				if ref == nil || ref.Reason != ReasonPreconditionChecks || !strings.Contains(ref.Message, want) {
+					t.Fatalf("refusal %v, want %s with %q", ref, ReasonPreconditionChecks, want)
+				}
+				return
+			}
+			if ref != nil || got.release.Version != c.wantVersion {
+				t.Fatalf("got %+v, %v; want %s accepted", got, ref, c.wantVersion)
+			}
+		})
+	}
+	// Upgradeable True or Unknown does not block.
+	cv := installed()
+	cv.Status.Conditions = append(cv.Status.Conditions, configv1.ClusterOperatorStatusCondition{Type: configv1.OperatorUpgradeable, Status: configv1.ConditionUnknown})
+	cv.Spec.DesiredUpdate = &configv1.Update{Version: "4.22.0"}
+	if _, ref := resolve(cv, nil, nothingFetched); ref != nil {
+		t.Errorf("Upgradeable Unknown refused a minor update: %v", ref)
+	}
+}

@@ -17,7 +17,7 @@ func checkRollback(cv *configv1.ClusterVersion, to configv1.Release) *Refusal {
 	}
 	desired, err := version.ParseSemantic(to.Version)
 	if err != nil {
-		return preconditionFailed(to, "InvalidDesiredVersion", err.Error())
+		return preconditionFailed(preconditionRollback, to, "InvalidDesiredVersion", err.Error())
 	}
 	if !desired.LessThan(current) {
 		return nil
@@ -25,14 +25,14 @@ func checkRollback(cv *configv1.ClusterVersion, to configv1.Release) *Refusal {
 	prev, prevImage := previousVersion(cv)
 	switch {
 	case prev == nil:
-		return preconditionFailed(to, "LowDesiredVersion",
+		return preconditionFailed(preconditionRollback, to, "LowDesiredVersion",
 			fmt.Sprintf("%s is less than the current target %s, and the cluster has no previous Semantic Version", desired, current))
 	case !desired.EqualTo(prev):
-		return preconditionFailed(to, "LowDesiredVersion",
+		return preconditionFailed(preconditionRollback, to, "LowDesiredVersion",
 			fmt.Sprintf("%s is less than the current target %s, and the only supported rollback is to the cluster's previous version %s (%s)",
 				desired, current, prev, prevImage))
 	case prev.Major() != current.Major() || prev.Minor() != current.Minor():
-		return preconditionFailed(to, "LowDesiredVersion",
+		return preconditionFailed(preconditionRollback, to, "LowDesiredVersion",
 			fmt.Sprintf("%s is less than the current target %s and matches the cluster's previous version, but rollbacks that change major or minor versions are not recommended",
 				desired, current))
 	}
@@ -56,10 +56,16 @@ func previousVersion(cv *configv1.ClusterVersion) (*version.Version, string) {
 	return nil, ""
 }
 
-func preconditionFailed(to configv1.Release, reason, msg string) *Refusal {
+// The real operator's preconditions the lab checks, by name.
+const (
+	preconditionRollback    = "ClusterVersionRollback"
+	preconditionUpgradeable = "ClusterVersionUpgradeable"
+)
+
+func preconditionFailed(name string, to configv1.Release, reason, msg string) *Refusal {
 	return &Refusal{
 		Reason: ReasonPreconditionChecks,
 		Message: fmt.Sprintf("Preconditions failed for payload loaded version=%q image=%q: Precondition %q failed because of %q: %s",
-			to.Version, to.Image, "ClusterVersionRollback", reason, msg),
+			to.Version, to.Image, name, reason, msg),
 	}
 }
