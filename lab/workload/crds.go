@@ -6,8 +6,8 @@ import (
 )
 
 // ConfigAPI is the part of OpenShift's config.openshift.io API a workload
-// cluster carries (ClusterVersion and Infrastructure), read from the
-// openshift/api module as the Default feature set ships it.
+// cluster carries (ClusterVersion, ClusterOperator and Infrastructure),
+// read from the openshift/api module as the Default feature set ships it.
 func ConfigAPI() crds.Set {
 	const dir = "config/v1/zz_generated.crd-manifests/"
 	return crds.Set{
@@ -15,6 +15,7 @@ func ConfigAPI() crds.Set {
 		Module: "github.com/openshift/api",
 		Files: []string{
 			dir + "0000_00_cluster-version-operator_01_clusterversions-Default.crd.yaml",
+			dir + "0000_00_cluster-version-operator_01_clusteroperators.crd.yaml",
 			dir + "0000_10_config-operator_01_infrastructures-Default.crd.yaml",
 		},
 	}

@@ -7,6 +7,9 @@ import (
 	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/paritylab/paritylab/lab/releases"
 	"github.com/paritylab/paritylab/lab/releases/releasestest"
@@ -65,4 +68,75 @@ func TestClusterVersionOperatorReadsTheRegistry(t *testing.T) {
 	if done.Status.Desired.Version != next.Version {
 		t.Errorf("desired %+v, want version %s", done.Status.Desired, next.Version)
 	}
+}
+
+// TestAnOperatorNotUpgradeableBlocksMinorUpdates: a ClusterOperator
+// reporting Upgradeable=False makes the version's Upgradeable False with
+// its reason; a minor update is then refused by the ClusterVersionUpgradeable
+// precondition, a patch update is applied, and with the operator
+// upgradeable again the minor update goes through.
+func TestAnOperatorNotUpgradeableBlocksMinorUpdates(t *testing.T) {
+	c := startCluster(t, Options{
+		Name:             "cvo-upgradeable",
+		AvailableUpdates: []configv1.Release{LabRelease("4.21.1"), LabRelease("4.22.0")},
+		UpgradeDuration:  2 * time.Second,
+	})
+	cl, err := client.New(c.RESTConfig(), client.Options{Scheme: mustScheme(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	co := &configv1.ClusterOperator{ObjectMeta: metav1.ObjectMeta{Name: "kube-apiserver"}}
+	if err := cl.Create(ctx, co); err != nil {
+		t.Fatal(err)
+	}
+	w := watchClusterVersion(t, c)
+	setOperatorUpgradeable(t, cl, co, configv1.ConditionFalse)
+	blocked := w.until(t, "Upgradeable False", func(cv *configv1.ClusterVersion) bool {
+		up := cvo.FindCondition(cv.Status.Conditions, configv1.OperatorUpgradeable)
+		return up != nil && up.Status == configv1.ConditionFalse
+	})
+	wantCondition(t, blocked, configv1.OperatorUpgradeable, configv1.ConditionFalse,
+		"Cluster operator kube-apiserver should not be upgraded between minor versions: kubelets are two minors behind")
+	if up := cvo.FindCondition(blocked.Status.Conditions, configv1.OperatorUpgradeable); up.Reason != "KubeletMinorVersionUpgradeable" {
+		t.Errorf("Upgradeable reason %q, want the operator's", up.Reason)
+	}
+
+	gen := setDesiredUpdate(t, c, configv1.Update{Version: "4.22.0"})
+	cv := w.until(t, "4.22.0 observed", func(cv *configv1.ClusterVersion) bool { return cv.Status.ObservedGeneration == gen })
+	wantCondition(t, cv, cvo.ConditionReleaseAccepted, configv1.ConditionFalse,
+		`Precondition "ClusterVersionUpgradeable" failed because of "KubeletMinorVersionUpgradeable"`)
+	wantUnchanged(t, cv)
+
+	setDesiredUpdate(t, c, configv1.Update{Version: "4.21.1"})
+	w.until(t, "4.21.1 Completed", func(cv *configv1.ClusterVersion) bool {
+		return cv.Status.History[0].Version == "4.21.1" && cv.Status.History[0].State == configv1.CompletedUpdate
+	})
+
+	setOperatorUpgradeable(t, cl, co, configv1.ConditionTrue)
+	setDesiredUpdate(t, c, configv1.Update{Version: "4.22.0"})
+	done := w.until(t, "4.22.0 Completed", func(cv *configv1.ClusterVersion) bool {
+		return cv.Status.History[0].Version == "4.22.0" && cv.Status.History[0].State == configv1.CompletedUpdate
+	})
+	if up := cvo.FindCondition(done.Status.Conditions, configv1.OperatorUpgradeable); up != nil {
+		t.Errorf("Upgradeable %+v once every operator is upgradeable, want no condition (the real operator removes it)", up)
+	}
+}
+
+func setOperatorUpgradeable(t *testing.T, cl client.Client, co *configv1.ClusterOperator, status configv1.ConditionStatus) {
+	t.Helper()
+	co.Status.Conditions = []configv1.ClusterOperatorStatusCondition{{Type: configv1.OperatorUpgradeable, Status: status,
+		Reason: "KubeletMinorVersionUpgradeable", Message: "kubelets are two minors behind", LastTransitionTime: metav1.Now()}}
+	if err := cl.Status().Update(context.Background(), co); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustScheme(t *testing.T) *runtime.Scheme {
+	t.Helper()
+	s, err := Scheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

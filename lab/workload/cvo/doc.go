@@ -14,6 +14,11 @@
 // not serve is refused with ReleaseAccepted=False, RetrievePayload, and the
 // registry's error. No manifest of the payload is applied.
 //
+// Its Upgradeable condition comes from the cluster's ClusterOperators, as
+// the real operator's cluster-operators check computes it (one operator's
+// reason, or ClusterOperatorsNotUpgradeable for several); its other
+// upgradeable checks (overrides, admin acks, deletions) are not modelled.
+//
 // Condition types, reasons and message shapes follow the real operator so
 // that a scenario reading them cannot tell the difference.
 //

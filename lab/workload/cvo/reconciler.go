@@ -8,9 +8,12 @@ import (
 
 	configv1 "github.com/openshift/api/config/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -60,6 +63,10 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&configv1.ClusterVersion{}, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
 			return o.GetName() == Name
 		}))).
+		// A ClusterOperator's Upgradeable condition feeds the version's.
+		Watches(&configv1.ClusterOperator{}, handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
+			return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: Name}}}
+		})).
 		Complete(r)
 }
 
@@ -70,9 +77,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.Client.Get(ctx, req.NamespacedName, cv); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	ops, err := r.clusterOperators(ctx)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	before := cv.Status.DeepCopy()
 	read := r.fetcher().fetch(ctx, cv)
-	left := r.sync(cv, r.now(), read)
+	left := r.sync(cv, ops, r.now(), read)
 	if !equality.Semantic.DeepEqual(before, &cv.Status) {
 		ctrl.LoggerFrom(ctx).V(1).Info("updating status", "desired", cv.Status.Desired.Version, "completesIn", left)
 		if err := r.Client.Status().Update(ctx, cv); err != nil {
@@ -89,8 +100,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 // sync computes the new status and returns how long until the update in
 // progress completes.
-func (r *Reconciler) sync(cv *configv1.ClusterVersion, now time.Time, read fetched) time.Duration {
+func (r *Reconciler) sync(cv *configv1.ClusterVersion, ops []configv1.ClusterOperator, now time.Time, read fetched) time.Duration {
 	st := &cv.Status
+	setUpgradeable(st, ops, now)
 	t, ref := resolve(cv, r.Releases, read)
 	if ref != nil {
 		setRefused(st, ref, now)
@@ -104,6 +116,19 @@ func (r *Reconciler) sync(cv *configv1.ClusterVersion, now time.Time, read fetch
 	setProgressConditions(st, now)
 	st.ObservedGeneration = cv.Generation
 	return left
+}
+
+// clusterOperators lists the cluster's ClusterOperators; none when the
+// cluster has no such API, as the real operator's check passes then.
+func (r *Reconciler) clusterOperators(ctx context.Context) ([]configv1.ClusterOperator, error) {
+	list := &configv1.ClusterOperatorList{}
+	if err := r.Client.List(ctx, list); err != nil {
+		if meta.IsNoMatchError(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("list ClusterOperators: %w", err)
+	}
+	return list.Items, nil
 }
 
 func (r *Reconciler) fetcher() *payloads {

@@ -15,7 +15,7 @@ func TestSyncAppliesUpdateThroughHistory(t *testing.T) {
 	cv.Generation = 2
 	cv.Spec.DesiredUpdate = &configv1.Update{Version: "4.22.0"}
 
-	left := r.sync(cv, start, nothingFetched)
+	left := r.sync(cv, nil, start, nothingFetched)
 	if left != time.Minute {
 		t.Errorf("requeue after %s, want 1m", left)
 	}
@@ -31,10 +31,10 @@ func TestSyncAppliesUpdateThroughHistory(t *testing.T) {
 	wantCondition(t, cv, configv1.OperatorAvailable, configv1.ConditionTrue, "Done applying 4.21.3")
 	wantCondition(t, cv, ConditionReleaseAccepted, configv1.ConditionTrue, `Payload loaded version="4.22.0"`)
 
-	if left := r.sync(cv, start.Add(59*time.Second), nothingFetched); left != time.Second || cv.Status.History[0].State != configv1.PartialUpdate {
+	if left := r.sync(cv, nil, start.Add(59*time.Second), nothingFetched); left != time.Second || cv.Status.History[0].State != configv1.PartialUpdate {
 		t.Fatalf("after 59s: left %s, state %s; want 1s, Partial", left, cv.Status.History[0].State)
 	}
-	if left := r.sync(cv, start.Add(time.Minute), nothingFetched); left != 0 {
+	if left := r.sync(cv, nil, start.Add(time.Minute), nothingFetched); left != 0 {
 		t.Errorf("after 1m: left %s", left)
 	}
 	h = cv.Status.History
@@ -51,9 +51,9 @@ func TestSyncSupersedesUpdateInProgress(t *testing.T) {
 	r := &Reconciler{UpgradeDuration: time.Minute}
 	cv := installed()
 	cv.Spec.DesiredUpdate = &configv1.Update{Version: "4.21.4"}
-	r.sync(cv, start, nothingFetched)
+	r.sync(cv, nil, start, nothingFetched)
 	cv.Spec.DesiredUpdate = &configv1.Update{Version: "4.22.0"}
-	r.sync(cv, start.Add(10*time.Second), nothingFetched)
+	r.sync(cv, nil, start.Add(10*time.Second), nothingFetched)
 	h := cv.Status.History
 	if h[0].Version != "4.22.0" || h[0].State != configv1.PartialUpdate ||
 		h[1].Version != "4.21.4" || h[1].State != configv1.PartialUpdate || h[1].CompletionTime == nil {
@@ -66,7 +66,7 @@ func TestSyncRefusalKeepsCurrentRelease(t *testing.T) {
 	cv := installed()
 	before := len(cv.Status.History)
 	cv.Spec.DesiredUpdate = &configv1.Update{Version: "4.99.0"}
-	if left := r.sync(cv, time.Unix(9000, 0), nothingFetched); left != 0 {
+	if left := r.sync(cv, nil, time.Unix(9000, 0), nothingFetched); left != 0 {
 		t.Errorf("refused update requeues after %s", left)
 	}
 	if len(cv.Status.History) != before || cv.Status.Desired.Version != "4.21.3" {
@@ -77,7 +77,7 @@ func TestSyncRefusalKeepsCurrentRelease(t *testing.T) {
 
 	// Taking the update back accepts the current release again.
 	cv.Spec.DesiredUpdate = nil
-	r.sync(cv, time.Unix(9001, 0), nothingFetched)
+	r.sync(cv, nil, time.Unix(9001, 0), nothingFetched)
 	wantCondition(t, cv, ConditionReleaseAccepted, configv1.ConditionTrue, "4.21.3")
 }
 

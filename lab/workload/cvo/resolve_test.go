@@ -185,3 +185,22 @@ func TestUpgradeableFalseBlocksMinorUpdates(t *testing.T) {
 		t.Errorf("Upgradeable Unknown refused a minor update: %v", ref)
 	}
 }
+
+func TestOperatorsNotUpgradeable(t *testing.T) {
+	op := func(name string, status configv1.ConditionStatus, reason string) configv1.ClusterOperator {
+		co := configv1.ClusterOperator{}
+		co.Name = name
+		co.Status.Conditions = []configv1.ClusterOperatorStatusCondition{{Type: configv1.OperatorUpgradeable, Status: status, Reason: reason, Message: name + " says no"}}
+		return co
+	}
+	if c := operatorsNotUpgradeable([]configv1.ClusterOperator{op("dns", configv1.ConditionTrue, "AsExpected")}); c != nil {
+		t.Errorf("every operator upgradeable: %+v, want nil", c)
+	}
+	two := operatorsNotUpgradeable([]configv1.ClusterOperator{op("network", configv1.ConditionFalse, "SDNConfigured"), op("dns", configv1.ConditionTrue, ""), op("etcd", configv1.ConditionFalse, "Quorum")})
+	want := "Multiple cluster operators should not be upgraded between minor versions:\n" +
+		"* Cluster operator etcd should not be upgraded between minor versions: Quorum: etcd says no\n" +
+		"* Cluster operator network should not be upgraded between minor versions: SDNConfigured: network says no"
+	if two == nil || two.Reason != "ClusterOperatorsNotUpgradeable" || two.Message != want || two.Type != conditionUpgradeableClusterOperators {
+		t.Errorf("two operators not upgradeable: %+v, want reason ClusterOperatorsNotUpgradeable and\n%s", two, want)
+	}
+}
