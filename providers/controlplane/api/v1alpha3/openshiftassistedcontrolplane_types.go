@@ -12,8 +12,8 @@ import (
 // Condition types of OpenshiftAssistedControlPlane and their reasons.
 const (
 	// ReadyCondition summarises Available, KubeconfigAvailable,
-	// MachinesCreated, MachinesReady, KubernetesVersionAvailable and
-	// UpgradeCompleted.
+	// MachinesCreated, MachinesReady, KubernetesVersionAvailable,
+	// UpgradeAvailable and UpgradeCompleted.
 	ReadyCondition = "Ready"
 
 	// AvailableCondition is True once the cluster is installed far enough
@@ -81,16 +81,32 @@ const (
 	// the message carries the registry's error.
 	ReleaseImageUnavailableReason = "ReleaseImageUnavailable"
 
+	// UpgradeAvailableCondition says, once the cluster is installed,
+	// whether the release of spec.distributionVersion can be updated to:
+	// True when no update is asked for or its release image was read,
+	// False while the registry does not serve it.
+	UpgradeAvailableCondition = "UpgradeAvailable"
+	// UpgradeAvailableReason: no update is asked for, or the release image
+	// of the one asked for was read; the message names its digest.
+	UpgradeAvailableReason = "UpgradeAvailable"
+	// UpgradeImageUnavailableReason: the release image of the version asked
+	// for could not be read, so no update is requested from the cluster;
+	// the message names the image and the registry's error. Used by
+	// UpgradeAvailable and UpgradeCompleted.
+	UpgradeImageUnavailableReason = "UpgradeImageUnavailable"
+
 	// UpgradeCompletedCondition is True when the installed OpenShift
 	// version is spec.distributionVersion.
 	UpgradeCompletedCondition = "UpgradeCompleted"
 	// UpgradeCompletedReason: the cluster runs the desired version.
 	UpgradeCompletedReason = "UpgradeCompleted"
-	// UpgradeInProgressReason: the workload cluster version operator is
-	// applying the update.
+	// UpgradeInProgressReason: the update was requested from the workload
+	// cluster's version operator, which has yet to pick it up or is
+	// applying it.
 	UpgradeInProgressReason = "UpgradeInProgress"
 	// UpgradeFailedReason: the cluster version operator refused or failed
-	// the update; the message carries its reason.
+	// the update it was asked for (having observed the request); the
+	// message carries its reason.
 	UpgradeFailedReason = "UpgradeFailed"
 	// WaitingForInstallReason: nothing to upgrade before the cluster is
 	// installed.
@@ -334,7 +350,8 @@ type OpenshiftAssistedControlPlaneInitializationStatus struct {
 // OpenshiftAssistedControlPlaneStatus is the observed control plane.
 type OpenshiftAssistedControlPlaneStatus struct {
 	// conditions: Ready, Available, KubeconfigAvailable, MachinesCreated,
-	// MachinesReady, KubernetesVersionAvailable, UpgradeCompleted, Paused.
+	// MachinesReady, KubernetesVersionAvailable, UpgradeAvailable,
+	// UpgradeCompleted, Paused.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

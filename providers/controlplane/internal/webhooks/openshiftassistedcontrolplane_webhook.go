@@ -53,7 +53,7 @@ func (w *ControlPlane) ValidateUpdate(_ context.Context, old, cp *controlplanev1
 	path := field.NewPath("spec")
 	errs := validateSpec(&cp.Spec, path)
 	errs = append(errs, validateReplicasChange(ptr.Deref(old.Spec.Replicas, 3), ptr.Deref(cp.Spec.Replicas, 3), path.Child("replicas"))...)
-	errs = append(errs, validateVersionChange(old.Spec.DistributionVersion, cp.Spec.DistributionVersion, path.Child("distributionVersion"))...)
+	errs = append(errs, validateVersionChange(versionFloor(old), cp.Spec.DistributionVersion, path.Child("distributionVersion"))...)
 	errs = append(errs, validateFixedConfig(&old.Spec.Config, &cp.Spec.Config, path.Child("config"))...)
 	return nil, invalid(cp.Name, errs)
 }
@@ -141,6 +141,17 @@ func validateReplicasChange(old, replicas int32, path *field.Path) field.ErrorLi
 	}
 	return field.ErrorList{field.Invalid(path, replicas,
 		fmt.Sprintf("cannot change from %d to %d: a single-node cluster cannot become highly available or back by scaling; create a new cluster", old, replicas))}
+}
+
+// versionFloor is the oldest version a control plane may be set to: the
+// one its cluster runs once installed, so that a version never applied (a
+// release the registry lacks, say) can be taken back; before, the one
+// asked for.
+func versionFloor(cp *controlplanev1.OpenshiftAssistedControlPlane) string {
+	if cp.Status.DistributionVersion != "" {
+		return cp.Status.DistributionVersion
+	}
+	return cp.Spec.DistributionVersion
 }
 
 func validateVersionChange(old, version string, path *field.Path) field.ErrorList {

@@ -177,6 +177,36 @@ func TestUpdates(t *testing.T) {
 	}
 }
 
+// Once installed, the floor is the version the cluster runs, not the one
+// last asked for: a version never applied (one the registry lacks, say)
+// can be taken back, down to the installed one and no further.
+func TestVersionTakenBackToInstalled(t *testing.T) {
+	g := NewWithT(t)
+	cp := valid()
+	cp.Namespace = env.Namespace(t)
+	g.Expect(env.Client.Create(context.Background(), cp)).To(Succeed())
+	cp.Status.DistributionVersion = "4.17.3"
+	g.Expect(env.Client.Status().Update(context.Background(), cp)).To(Succeed())
+	for _, step := range []struct {
+		version string
+		message string // empty: allowed
+	}{
+		{version: "4.99.0"},
+		{version: "4.17.4"},
+		{version: "4.17.3"},
+		{version: "4.16.9", message: "cannot go back from 4.17.3"},
+	} {
+		cp.Spec.DistributionVersion = step.version
+		err := env.Client.Update(context.Background(), cp)
+		if step.message == "" {
+			g.Expect(err).NotTo(HaveOccurred(), "set %s", step.version)
+			continue
+		}
+		g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "want Invalid, got %v", err)
+		g.Expect(err.Error()).To(ContainSubstring(step.message))
+	}
+}
+
 // The /scale subresource is the contract's way to scale; the webhook does
 // not run for it, the schema still bounds it, and the controller keeps etcd
 // quorum.

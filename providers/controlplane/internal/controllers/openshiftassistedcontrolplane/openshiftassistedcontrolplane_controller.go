@@ -158,6 +158,8 @@ type scope struct {
 	target release.Info
 	// targetImage is the release image by tag.
 	targetImage string
+	// targetErr says why target is unknown.
+	targetErr error
 	// upgrading says an update of the installed cluster is under way.
 	upgrading bool
 }

@@ -81,6 +81,7 @@ func (r *Reconciler) reconcileRelease(ctx context.Context, s *scope) (ctrl.Resul
 	s.targetImage = releaseImage(s.cp, s.cp.Spec.DistributionVersion)
 	info, err := r.resolve(ctx, s, s.targetImage)
 	if err != nil {
+		s.targetErr = err
 		setKubernetesVersionUnavailable(s.cp, err)
 		ctrl.LoggerFrom(ctx).V(2).Info("Release image unavailable", "image", s.targetImage, "err", err.Error())
 		return ctrl.Result{RequeueAfter: r.RetryAfter}, nil

@@ -291,6 +291,9 @@ func upToDate(s *scope, from string) metav1.Condition {
 	if s.upgrading {
 		c.Status, c.Reason = metav1.ConditionFalse, clusterv1.MachineNotUpToDateReason
 		c.Message = fmt.Sprintf("OpenShift %s is being updated to %s in place", s.cp.Status.DistributionVersion, s.cp.Spec.DistributionVersion)
+		if s.target.Image == "" {
+			c.Message = fmt.Sprintf("runs OpenShift %s; the spec names %s, whose release image cannot be read", s.cp.Status.DistributionVersion, s.cp.Spec.DistributionVersion)
+		}
 	}
 	return c
 }

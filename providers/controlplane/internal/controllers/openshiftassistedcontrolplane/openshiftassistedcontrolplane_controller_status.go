@@ -19,7 +19,7 @@ import (
 var ownedConditions = []string{
 	controlplanev1.ReadyCondition, controlplanev1.AvailableCondition, controlplanev1.KubeconfigAvailableCondition,
 	controlplanev1.MachinesCreatedCondition, controlplanev1.MachinesReadyCondition,
-	controlplanev1.KubernetesVersionAvailableCondition, controlplanev1.UpgradeCompletedCondition,
+	controlplanev1.KubernetesVersionAvailableCondition, controlplanev1.UpgradeAvailableCondition, controlplanev1.UpgradeCompletedCondition,
 }
 
 // updateStatus computes the contract's counters, the Kubernetes version
@@ -118,6 +118,22 @@ func setMachinesCreated(cp *controlplanev1.OpenshiftAssistedControlPlane, n int)
 		fmt.Sprintf("%d of %d control-plane Machines exist", n, n))
 }
 
+// setUpgradeAvailable says whether the release of the version asked for
+// was read.
+func setUpgradeAvailable(s *scope) {
+	if s.target.Image == "" {
+		set(s.cp, controlplanev1.UpgradeAvailableCondition, metav1.ConditionFalse, controlplanev1.UpgradeImageUnavailableReason, imageUnavailable(s))
+		return
+	}
+	set(s.cp, controlplanev1.UpgradeAvailableCondition, metav1.ConditionTrue, controlplanev1.UpgradeAvailableReason,
+		fmt.Sprintf("OpenShift %s is available: release image %s", s.cp.Spec.DistributionVersion, s.target.Image))
+}
+
+func setNoUpgradeRequested(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+	set(cp, controlplanev1.UpgradeAvailableCondition, metav1.ConditionTrue, controlplanev1.UpgradeAvailableReason,
+		fmt.Sprintf("no update requested: the cluster runs %s", cp.Status.DistributionVersion))
+}
+
 func setUpgradeWaiting(cp *controlplanev1.OpenshiftAssistedControlPlane, reason, msg string) {
 	set(cp, controlplanev1.UpgradeCompletedCondition, metav1.ConditionFalse, reason, msg)
 }
@@ -182,11 +198,13 @@ func setReady(cp *controlplanev1.OpenshiftAssistedControlPlane) error {
 	err := conditions.SetSummaryCondition(cp, cp, controlplanev1.ReadyCondition,
 		conditions.ForConditionTypes{
 			controlplanev1.AvailableCondition, controlplanev1.KubeconfigAvailableCondition, controlplanev1.MachinesCreatedCondition,
-			controlplanev1.MachinesReadyCondition, controlplanev1.KubernetesVersionAvailableCondition, controlplanev1.UpgradeCompletedCondition,
+			controlplanev1.MachinesReadyCondition, controlplanev1.KubernetesVersionAvailableCondition,
+			controlplanev1.UpgradeAvailableCondition, controlplanev1.UpgradeCompletedCondition,
 		},
 		conditions.IgnoreTypesIfMissing{
 			controlplanev1.KubeconfigAvailableCondition, controlplanev1.MachinesCreatedCondition,
-			controlplanev1.KubernetesVersionAvailableCondition, controlplanev1.UpgradeCompletedCondition,
+			controlplanev1.KubernetesVersionAvailableCondition, controlplanev1.UpgradeAvailableCondition,
+			controlplanev1.UpgradeCompletedCondition,
 		},
 	)
 	if err != nil {
