@@ -150,11 +150,14 @@ func pushByDigest(repo name.Repository, img v1.Image, opts []remote.Option) (nam
 }
 
 // Lab are the releases the lab serves: two of one minor release (a GA
-// update between them) and the next minor release. The first is the one
+// update between them) and the next two minor releases (an update to
+// another minor release, and one more for an update gated by an operator
+// that is not upgradeable). The first is the one
 // clusters are installed at, so its Kubernetes is the one the lab's
 // kubelets and control planes run (binaries.KubernetesVersion).
 var Lab = []Release{
 	{Version: "4.21.0", Kubernetes: "1.34.4"},
 	{Version: "4.21.1", Kubernetes: "1.34.5", Previous: []string{"4.21.0"}},
 	{Version: "4.22.0", Kubernetes: "1.35.0", Previous: []string{"4.21.0", "4.21.1"}},
+	{Version: "4.23.0", Kubernetes: "1.36.0", Previous: []string{"4.22.0"}},
 }
