@@ -132,8 +132,8 @@ e2e-parity-run:
 e2e-parity-soak: deps ## Run the parity suite N times (N=5), each on a lab of its own, into $(ARTIFACTS)/soak/run-<i>; prints each run and the flake count.
 	@MAKE="$(MAKE)" ci/scripts/soak.sh $(N) $(ARTIFACTS)/soak
 
-# Which specs `make e2e-lab` runs: all by default; CI runs '!flows' (the
-# lab's own mechanics, not the ZTP/MAPI/CAPI flows the parity suite runs).
+# Which specs `make e2e-lab` runs: all by default; CI runs 'cli' (lab up
+# and down, interrupts and kills: what leaves the machine clean).
 E2E_LAB_LABEL_FILTER ?=
 
 .PHONY: e2e-lab

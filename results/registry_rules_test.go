@@ -103,14 +103,14 @@ func TestRegistryDeclaresScenariosAndCatalogueStaysOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(reg.Scenarios(), ","); got != "day1,day2-scale,replacement-reboot,replacement-reboot-annotation,replacement-reboot-bmc-outage,replacement-stays-dead,replacement-short-circuit,replacement-owner-less,replacement-control-plane,replacement-control-plane-stays-dead" {
+	if got := strings.Join(reg.Scenarios(), ","); got != "day1,day2-scale,replacement-reboot,replacement-reboot-annotation,replacement-reboot-bmc-outage,replacement-stays-dead,replacement-short-circuit,replacement-owner-less,replacement-control-plane,replacement-control-plane-stays-dead,upgrade" {
 		t.Errorf("declared scenarios %q", got)
 	}
 	var pending Registry
 	if err := decodeRegistry(mustRead(t, "catalogue/pending-divergences.yaml"), &pending); err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range []string{"remediation-owner", "upgrade-trigger", "delete-annotation-empty-value", "node-label-propagation", "taint-propagation"} {
+	for _, id := range []string{"remediation-owner", "delete-annotation-empty-value", "node-label-propagation", "taint-propagation"} {
 		if reg.Entry(id) != nil || pending.Entry(id) == nil {
 			t.Errorf("%s: want it in the catalogue, not in the registry", id)
 		}

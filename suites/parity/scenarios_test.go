@@ -6,16 +6,18 @@ import (
 	"github.com/paritylab/paritylab/scenarios/day1"
 	"github.com/paritylab/paritylab/scenarios/day2scale"
 	"github.com/paritylab/paritylab/scenarios/replacement"
+	"github.com/paritylab/paritylab/scenarios/upgrade"
 )
 
 // suiteScenarios are the scenarios this suite runs; the known-divergence
 // registry must declare exactly these (an entry for a scenario that does
 // not exist explains nothing and would never go stale).
-var suiteScenarios = append([]string{day1.Name, day2scale.Name}, replacement.Names()...)
+var suiteScenarios = append(append([]string{day1.Name, day2scale.Name}, replacement.Names()...), upgrade.Name)
 
 // One Ordered container keeps the scenarios in the order they build on
 // each other (ginkgo shuffles top-level containers otherwise): day-2
-// scale and replacement start from the clusters day-1 installed. ContinueOnFailure runs
+// scale, replacement and upgrade start from the clusters day-1 installed
+// (upgrade last: it moves them to other releases). ContinueOnFailure runs
 // every flow and diff even after one failed, so that the report shows
 // everything. Each scenario has its label for --label-filter.
 var _ = Describe("Parity", Ordered, ContinueOnFailure, func() {
@@ -31,5 +33,9 @@ var _ = Describe("Parity", Ordered, ContinueOnFailure, func() {
 
 	Describe("Replacement", Label("replacement"), func() {
 		replacement.Spec(getInput)
+	})
+
+	Describe("Upgrade", Label("upgrade"), func() {
+		upgrade.Spec(getInput)
 	})
 })

@@ -22,6 +22,7 @@ import (
 	"github.com/paritylab/paritylab/scenarios/day1"
 	"github.com/paritylab/paritylab/scenarios/day2scale"
 	"github.com/paritylab/paritylab/scenarios/replacement"
+	"github.com/paritylab/paritylab/scenarios/upgrade"
 )
 
 var (
@@ -37,8 +38,8 @@ func TestParity(t *testing.T) {
 
 // suiteHosts is how many lab hosts the scenarios claim in all: day-1
 // installs one cluster per flow, day-2 scale and replacement add worker
-// sets on hosts of their own.
-const suiteHosts = day1.HostsNeeded + day2scale.HostsNeeded + replacement.HostsNeeded
+// sets on hosts of their own, upgrade a day-2 worker per flow.
+const suiteHosts = day1.HostsNeeded + day2scale.HostsNeeded + replacement.HostsNeeded + upgrade.HostsNeeded
 
 // input is what every scenario gets; filled by SynchronizedBeforeSuite.
 var input scenarios.Input
