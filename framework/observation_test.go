@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/paritylab/paritylab/lab/assisted/agentapi"
 	"github.com/paritylab/paritylab/results"
 )
 
@@ -51,5 +52,17 @@ func TestBuildObservationValidates(t *testing.T) {
 	}
 	if o.Hosts[0].ProvisioningState != "provisioned" || o.Hosts[0].ConsumerRef.Kind != "Metal3Machine" {
 		t.Fatalf("host = %+v", o.Hosts[0])
+	}
+}
+
+func TestScenarioAnnotationsDropBookkeeping(t *testing.T) {
+	got := scenarioAnnotations(map[string]string{
+		"machine.openshift.io/machine":             "openshift-machine-api/m-0",
+		agentapi.DesiredKubeletAnnotation:          "v1.35.0",
+		"baremetalhost.metal3.io/status":           "{}",
+		"control-plane.alpha.kubernetes.io/leader": "x",
+	})
+	if len(got) != 1 || got["machine.openshift.io/machine"] != "openshift-machine-api/m-0" {
+		t.Errorf("annotations kept %v, want only the machine annotation", got)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/paritylab/paritylab/lab/assisted/agentapi"
 	"github.com/paritylab/paritylab/results"
 )
 
@@ -71,9 +72,13 @@ func appendConditionChanges(history, current []results.ConditionTransition, at t
 }
 
 // noisyAnnotations carry whole objects or bookkeeping, not behaviour.
+// The lab version operator's request for a node's kubelet stands in for
+// the machine-config operator's bookkeeping; the behaviour it drives, the
+// kubelet a Node reports, is what the upgrade scenario records.
 var noisyAnnotations = []string{
 	"kubectl.kubernetes.io/last-applied-configuration",
 	"baremetalhost.metal3.io/status",
+	agentapi.DesiredKubeletAnnotation,
 }
 
 func scenarioAnnotations(in map[string]string) map[string]string {

@@ -13,6 +13,7 @@ import (
 	"github.com/go-logr/logr"
 	configv1 "github.com/openshift/api/config/v1"
 	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/paritylab/paritylab/lab/assisted"
 	"github.com/paritylab/paritylab/lab/assisted/agentapi"
@@ -24,6 +25,7 @@ import (
 	"github.com/paritylab/paritylab/lab/releases"
 	"github.com/paritylab/paritylab/lab/state"
 	"github.com/paritylab/paritylab/lab/workload"
+	"github.com/paritylab/paritylab/lab/workload/cvo"
 	"github.com/paritylab/paritylab/providers/controlplane/release"
 )
 
@@ -101,7 +103,7 @@ func (s *spokes) Create(ctx context.Context, key assisted.ClusterKey, version st
 	if err != nil {
 		return nil, fmt.Errorf("start workload cluster %s: %w", key, err)
 	}
-	sp, err := newSpoke(c, s.machineAPI)
+	sp, err := newSpoke(c, s.machineAPI, s.releases)
 	if err != nil {
 		return nil, errors.Join(err, c.Stop())
 	}
@@ -160,6 +162,10 @@ type spoke struct {
 	port  int
 	caPEM []byte
 	deps  machineAPIDeps
+	// client reads the cluster's ClusterVersion; releases are the
+	// registry's, for the Kubernetes of the release it is at.
+	client   client.Client
+	releases []releases.Pushed
 
 	// mu guards machineAPI, which runs once the install is done.
 	mu         sync.Mutex
@@ -251,7 +257,7 @@ func (s *spoke) externalMachineController() *mapi.ExternalController {
 	}
 }
 
-func newSpoke(c *workload.Cluster, deps machineAPIDeps) (*spoke, error) {
+func newSpoke(c *workload.Cluster, deps machineAPIDeps, rels []releases.Pushed) (*spoke, error) {
 	u, err := url.Parse(c.Server())
 	if err != nil {
 		return nil, err
@@ -268,15 +274,40 @@ func newSpoke(c *workload.Cluster, deps machineAPIDeps) (*spoke, error) {
 	for _, cl := range cfg.Clusters {
 		ca = cl.CertificateAuthorityData
 	}
-	return &spoke{c: c, port: port, caPEM: ca, deps: deps}, nil
+	scheme, err := workload.Scheme()
+	if err != nil {
+		return nil, err
+	}
+	cl, err := client.New(c.RESTConfig(), client.Options{Scheme: scheme})
+	if err != nil {
+		return nil, fmt.Errorf("workload client: %w", err)
+	}
+	return &spoke{c: c, port: port, caPEM: ca, deps: deps, client: cl, releases: rels}, nil
 }
 
 func (s *spoke) APIPort() int               { return s.port }
 func (s *spoke) TLSServerName() string      { return "kubernetes" }
 func (s *spoke) CACertPEM() []byte          { return s.caPEM }
 func (s *spoke) AdminKubeconfig() []byte    { return s.c.Kubeconfig() }
-func (s *spoke) KubernetesVersion() string  { return binaries.KubernetesVersion }
 func (s *spoke) InfrastructureName() string { return s.c.InfrastructureName() }
+
+// KubernetesVersion is the kubelet a node joining the cluster now runs:
+// the Kubernetes of the release the cluster is at, as the real cluster's
+// machine-config server gives a new node the current config before its
+// kubelet starts. The lab's own Kubernetes before the ClusterVersion says
+// otherwise, or for a release the lab did not push.
+func (s *spoke) KubernetesVersion() string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cv := &configv1.ClusterVersion{}
+	if err := s.client.Get(ctx, client.ObjectKey{Name: cvo.Name}, cv); err != nil {
+		return binaries.KubernetesVersion
+	}
+	if p, err := FindRelease(s.releases, cv.Status.Desired.Version); err == nil {
+		return "v" + p.Kubernetes
+	}
+	return binaries.KubernetesVersion
+}
 
 func (s *spoke) NodeCredentials(node string) ([]byte, []byte, error) {
 	cert, key, err := kubeconfigCredentials(s.c.IssueNodeKubeconfig(node, ""))

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -40,6 +41,11 @@ type node struct {
 	cfg  agentapi.NodeConfig
 	base string
 	http *http.Client
+	// kubelet is the kubelet version the node reports: the configured
+	// one, then the one its Node's DesiredKubeletAnnotation names. mu
+	// guards it: the heartbeat and the Node watch both use it.
+	mu      sync.Mutex
+	kubelet string
 }
 
 func runNode(ctx context.Context, sys *system, cfg agentapi.NodeConfig) error {
@@ -62,6 +68,7 @@ func runNode(ctx context.Context, sys *system, cfg agentapi.NodeConfig) error {
 		n.waitForProviderID(ctx)
 	}
 	reportedDone := !reporting
+	go n.followDesiredKubelet(ctx)
 	for {
 		ok := n.heartbeat(ctx)
 		if ok && !reportedDone {
@@ -89,7 +96,7 @@ func newNode(sys *system, cfg agentapi.NodeConfig) (*node, error) {
 	}
 	tlsCfg := &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{cert}, ServerName: cfg.TLSServerName, MinVersion: tls.VersionTLS12}
 	return &node{
-		sys: sys, cfg: cfg,
+		sys: sys, cfg: cfg, kubelet: cfg.KubeletVersion,
 		base: "https://" + net.JoinHostPort(host, strconv.Itoa(cfg.APIPort)),
 		http: &http.Client{Timeout: 15 * time.Second, Transport: &http.Transport{TLSClientConfig: tlsCfg}},
 	}, nil
@@ -157,10 +164,14 @@ func (n *node) nodeObject() *corev1.Node {
 	return nd
 }
 
-// heartbeat patches the Node's status and renews its Lease.
+// heartbeat patches the Node's status and renews its Lease. A Node that
+// asks for another kubelet version gets it reported at once (should the
+// watch have missed it).
 func (n *node) heartbeat(ctx context.Context) bool {
-	status := map[string]any{"status": n.status()}
-	_, err := n.call(ctx, http.MethodPatch, "/api/v1/nodes/"+n.cfg.Name+"/status", "application/strategic-merge-patch+json", status, nil)
+	nd, err := n.patchStatus(ctx)
+	if err == nil && n.takeDesiredKubelet(nd) {
+		_, err = n.patchStatus(ctx)
+	}
 	if err != nil {
 		log.Printf("node status: %v", err)
 		return false
@@ -170,6 +181,13 @@ func (n *node) heartbeat(ctx context.Context) bool {
 		return false
 	}
 	return true
+}
+
+func (n *node) patchStatus(ctx context.Context) (*corev1.Node, error) {
+	nd := &corev1.Node{}
+	status := map[string]any{"status": n.status()}
+	_, err := n.call(ctx, http.MethodPatch, "/api/v1/nodes/"+n.cfg.Name+"/status", "application/strategic-merge-patch+json", status, nd)
+	return nd, err
 }
 
 func (n *node) status() corev1.NodeStatus {
@@ -206,7 +224,7 @@ func (n *node) nodeInfo() corev1.NodeSystemInfo {
 	return corev1.NodeSystemInfo{
 		MachineID: strings.ReplaceAll(n.sys.hostID(), "-", ""), SystemUUID: n.sys.hostID(),
 		BootID: n.sys.read("proc/sys/kernel/random/boot_id"), KernelVersion: utsString(uts.Release[:]),
-		OSImage: "paritylab lab node", ContainerRuntimeVersion: "none://0", KubeletVersion: n.cfg.KubeletVersion,
+		OSImage: "paritylab lab node", ContainerRuntimeVersion: "none://0", KubeletVersion: n.kubeletVersion(),
 		OperatingSystem: "linux", Architecture: "amd64",
 	}
 }

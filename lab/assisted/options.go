@@ -95,7 +95,8 @@ type Spoke interface {
 	NodeCredentials(node string) (certPEM, keyPEM []byte, err error)
 	// AdminKubeconfig reaches the API server at https://127.0.0.1:<port>.
 	AdminKubeconfig() []byte
-	// KubernetesVersion is what its kubelets report.
+	// KubernetesVersion is what the kubelet of a node joining it now
+	// reports: the Kubernetes of the release the cluster is at.
 	KubernetesVersion() string
 	// InfrastructureName is the cluster's infrastructure ID: the
 	// installer's prefix of machine API object names.

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"testing"
 
 	"golang.org/x/mod/module"
 )
@@ -17,7 +18,8 @@ import (
 // ModuleDir returns the directory of a dependency module in the module
 // cache, at the version this binary was built with. If the module is not in
 // the cache (a binary copied to another machine), it is downloaded with
-// `go mod download`. Test binaries carry no dependency information; for
+// `go mod download`. Test binaries carry no dependency information (or, for
+// a main package, only the main package's); for
 // them the go command of the enclosing module answers.
 func ModuleDir(path string) (string, error) {
 	version, err := buildVersion(path)
@@ -60,6 +62,11 @@ func buildVersion(path string) (string, error) {
 			return dep.Replace.Version, nil
 		}
 		return dep.Version, nil
+	}
+	if testing.Testing() {
+		// The test binary of a main package lists the main package's
+		// dependencies only, not those its tests import.
+		return "", errNoBuildDeps
 	}
 	return "", fmt.Errorf("find module %s: not a dependency of this binary", path)
 }

@@ -125,8 +125,11 @@ func TestAnOperatorNotUpgradeableBlocksMinorUpdates(t *testing.T) {
 
 func setOperatorUpgradeable(t *testing.T, cl client.Client, co *configv1.ClusterOperator, status configv1.ConditionStatus) {
 	t.Helper()
-	co.Status.Conditions = []configv1.ClusterOperatorStatusCondition{{Type: configv1.OperatorUpgradeable, Status: status,
-		Reason: "KubeletMinorVersionUpgradeable", Message: "kubelets are two minors behind", LastTransitionTime: metav1.Now()}}
+	co.Status.Conditions = []configv1.ClusterOperatorStatusCondition{
+		{Type: configv1.OperatorAvailable, Status: configv1.ConditionTrue, Reason: "AsExpected", LastTransitionTime: metav1.Now()},
+		{Type: configv1.OperatorUpgradeable, Status: status, Reason: "KubeletMinorVersionUpgradeable",
+			Message: "kubelets are two minors behind", LastTransitionTime: metav1.Now()},
+	}
 	if err := cl.Status().Update(context.Background(), co); err != nil {
 		t.Fatal(err)
 	}
@@ -139,4 +142,62 @@ func mustScheme(t *testing.T) *runtime.Scheme {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// TestAnUnavailableOperatorFailsTheUpdate: a ClusterOperator that is not
+// Available during an update makes Failing True and Progressing "Unable
+// to apply"; the update is not rolled back (it stays Partial, desired
+// stays the target) and completes once the operator is Available again.
+func TestAnUnavailableOperatorFailsTheUpdate(t *testing.T) {
+	c := startCluster(t, Options{
+		Name:             "cvo-failing",
+		AvailableUpdates: []configv1.Release{LabRelease("4.21.1")},
+		UpgradeDuration:  time.Second,
+	})
+	cl := newClient(t, c.RESTConfig())
+	ctx := context.Background()
+	co := &configv1.ClusterOperator{ObjectMeta: metav1.ObjectMeta{Name: "network"}}
+	if err := cl.Create(ctx, co); err != nil {
+		t.Fatal(err)
+	}
+	setOperatorAvailable(t, cl, co, configv1.ConditionFalse)
+	w := watchClusterVersion(t, c)
+	setDesiredUpdate(t, c, configv1.Update{Version: "4.21.1"})
+	failing := w.until(t, "Failing while network is not available", func(cv *configv1.ClusterVersion) bool {
+		f := cvo.FindCondition(cv.Status.Conditions, cvo.ConditionFailing)
+		return cv.Status.Desired.Version == "4.21.1" && f != nil && f.Status == configv1.ConditionTrue
+	})
+	wantCondition(t, failing, cvo.ConditionFailing, configv1.ConditionTrue, "Cluster operator network is not available")
+	wantCondition(t, failing, configv1.OperatorProgressing, configv1.ConditionTrue,
+		"Unable to apply 4.21.1: the cluster operator network has not yet successfully rolled out")
+	wantCondition(t, failing, configv1.OperatorAvailable, configv1.ConditionTrue, "Done applying "+DefaultVersion)
+	if f := cvo.FindCondition(failing.Status.Conditions, cvo.ConditionFailing); f.Reason != cvo.ReasonClusterOperatorNotAvailable {
+		t.Errorf("Failing reason %q, want %s", f.Reason, cvo.ReasonClusterOperatorNotAvailable)
+	}
+
+	// Well past UpgradeDuration, still failing and not rolled back.
+	time.Sleep(3 * time.Second)
+	held := &configv1.ClusterVersion{}
+	if err := cl.Get(ctx, client.ObjectKey{Name: cvo.Name}, held); err != nil {
+		t.Fatal(err)
+	}
+	if h := held.Status.History[0]; h.State != configv1.PartialUpdate || h.Version != "4.21.1" || held.Status.Desired.Version != "4.21.1" {
+		t.Fatalf("history head %+v, desired %s; want Partial 4.21.1 kept as the target", h, held.Status.Desired.Version)
+	}
+
+	setOperatorAvailable(t, cl, co, configv1.ConditionTrue)
+	done := w.until(t, "4.21.1 Completed once network is available", func(cv *configv1.ClusterVersion) bool {
+		return cv.Status.History[0].State == configv1.CompletedUpdate
+	})
+	wantCondition(t, done, cvo.ConditionFailing, configv1.ConditionFalse, "")
+	wantCondition(t, done, configv1.OperatorProgressing, configv1.ConditionFalse, "Cluster version is 4.21.1")
+}
+
+func setOperatorAvailable(t *testing.T, cl client.Client, co *configv1.ClusterOperator, status configv1.ConditionStatus) {
+	t.Helper()
+	co.Status.Conditions = []configv1.ClusterOperatorStatusCondition{{Type: configv1.OperatorAvailable, Status: status,
+		Reason: "Rollout", Message: "the network daemon set is rolling out", LastTransitionTime: metav1.Now()}}
+	if err := cl.Status().Update(context.Background(), co); err != nil {
+		t.Fatal(err)
+	}
 }

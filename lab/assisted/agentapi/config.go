@@ -81,11 +81,19 @@ type NodeConfig struct {
 	// is the SHA-256 of the bootstrap config it came from: a disk keeps
 	// the identity only for the user data it was provisioned with.
 	BootstrappedFrom string `json:"bootstrappedFrom,omitempty"`
-	// KubeletVersion is reported in the Node's status.
+	// KubeletVersion is reported in the Node's status until the Node's
+	// DesiredKubeletAnnotation names another.
 	KubeletVersion string `json:"kubeletVersion,omitempty"`
 	// Report, when set, is where the node reports its last install stages.
 	Report *ReportTarget `json:"report,omitempty"`
 }
+
+// DesiredKubeletAnnotation on a Node names the kubelet version the node
+// reports from then on: the lab cluster-version operator's stand-in for a
+// machine config moving the node to another release in place. It is
+// lab/workload/cvo's DesiredKubeletAnnotation, named here too so that the
+// node agent does not import the operator.
+const DesiredKubeletAnnotation = "paritylab.io/desired-kubelet-version"
 
 // Taint is a Node taint.
 type Taint struct {

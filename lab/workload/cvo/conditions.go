@@ -65,24 +65,49 @@ func FindCondition(conds []configv1.ClusterOperatorStatusCondition, t configv1.C
 	return nil
 }
 
+// progressState is what keeps an update from completing besides its
+// duration: the control-plane nodes waited for, or a failure.
+type progressState struct {
+	waitingOn []string
+	failure   *operatorFailure
+}
+
 // setProgressConditions derives Available, Progressing and Failing from the
-// history, as the real operator reports them.
-func setProgressConditions(st *configv1.ClusterVersionStatus, now time.Time) {
+// history and p, as the real operator reports them: a failure makes
+// Failing True and, during an update, Progressing "Unable to apply"
+// (the update is not rolled back: it stays Partial and goes on once the
+// failure clears), outside one Progressing False with "Error while
+// reconciling"; control-plane nodes waited for are the real operator's
+// wait on machine-config.
+func setProgressConditions(st *configv1.ClusterVersionStatus, now time.Time, p progressState) {
 	setCondition(&st.Conditions, configv1.ClusterOperatorStatusCondition{
 		Type: configv1.OperatorAvailable, Status: configv1.ConditionTrue,
 		Message: "Done applying " + lastCompletedVersion(st.History),
 	}, now)
-	setCondition(&st.Conditions, configv1.ClusterOperatorStatusCondition{
-		Type: ConditionFailing, Status: configv1.ConditionFalse,
-	}, now)
+	failing := configv1.ClusterOperatorStatusCondition{Type: ConditionFailing, Status: configv1.ConditionFalse}
 	progressing := configv1.ClusterOperatorStatusCondition{
 		Type: configv1.OperatorProgressing, Status: configv1.ConditionFalse,
 		Message: "Cluster version is " + st.Desired.Version,
 	}
-	if len(st.History) > 0 && st.History[0].State == configv1.PartialUpdate {
+	partial := len(st.History) > 0 && st.History[0].State == configv1.PartialUpdate
+	switch {
+	case p.failure != nil:
+		failing.Status, failing.Reason, failing.Message = configv1.ConditionTrue, p.failure.Reason, p.failure.Message
+		progressing.Reason = p.failure.Reason
+		progressing.Message = "Error while reconciling " + st.Desired.Version + ": " + p.failure.Summary
+		if partial {
+			progressing.Status = configv1.ConditionTrue
+			progressing.Message = "Unable to apply " + st.History[0].Version + ": " + p.failure.Summary
+		}
+	case partial:
 		progressing.Status = configv1.ConditionTrue
 		progressing.Message = "Working towards " + st.History[0].Version
+		if len(p.waitingOn) > 0 {
+			progressing.Reason = "ClusterOperatorUpdating"
+			progressing.Message += ": waiting on machine-config"
+		}
 	}
+	setCondition(&st.Conditions, failing, now)
 	setCondition(&st.Conditions, progressing, now)
 }
 

@@ -37,21 +37,28 @@ func begin(st *configv1.ClusterVersionStatus, t target, now time.Time) {
 }
 
 // advance completes the newest entry once it has been Partial for d and
-// returns how long is left otherwise (0 when nothing is in progress).
-func advance(st *configv1.ClusterVersionStatus, d time.Duration, now time.Time) time.Duration {
-	if len(st.History) == 0 {
+// nothing else holds it (unblocked), and returns how long is left otherwise
+// (0 when nothing is in progress or only something else holds it).
+func advance(st *configv1.ClusterVersionStatus, d time.Duration, now time.Time, unblocked bool) time.Duration {
+	if !updating(st) {
 		return 0
 	}
 	head := &st.History[0]
-	if head.State != configv1.PartialUpdate || head.CompletionTime != nil {
-		return 0
-	}
 	if left := head.StartedTime.Add(d).Sub(now); left > 0 {
 		return left
+	}
+	if !unblocked {
+		return 0
 	}
 	ts := metav1.NewTime(now)
 	head.State, head.CompletionTime = configv1.CompletedUpdate, &ts
 	return 0
+}
+
+// updating says whether the newest history entry is an update in
+// progress.
+func updating(st *configv1.ClusterVersionStatus) bool {
+	return len(st.History) > 0 && st.History[0].State == configv1.PartialUpdate && st.History[0].CompletionTime == nil
 }
 
 // versionHash stands in for the real operator's hash of the payload's
@@ -79,6 +86,6 @@ func InstalledStatus(r configv1.Release, updates []configv1.Release, now time.Ti
 		}},
 	}
 	setAccepted(&st, r, now)
-	setProgressConditions(&st, now)
+	setProgressConditions(&st, now, progressState{})
 	return st
 }

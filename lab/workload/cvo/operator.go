@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-logr/logr"
 	configv1 "github.com/openshift/api/config/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
@@ -25,7 +26,8 @@ import (
 // Options configure an Operator. RESTConfig is required.
 type Options struct {
 	// RESTConfig reaches the workload cluster with rights on
-	// clusterversions and clusterversions/status.
+	// clusterversions and clusterversions/status, to read
+	// clusteroperators, and to read and annotate nodes.
 	RESTConfig *rest.Config
 	// UpgradeDuration is how long an accepted update stays Partial.
 	// Default DefaultUpgradeDuration.
@@ -76,6 +78,9 @@ func newManager(opts Options) (ctrl.Manager, error) {
 	scheme := runtime.NewScheme()
 	if err := configv1.Install(scheme); err != nil {
 		return nil, fmt.Errorf("register config.openshift.io types: %w", err)
+	}
+	if err := corev1.AddToScheme(scheme); err != nil {
+		return nil, fmt.Errorf("register core types: %w", err)
 	}
 	mgr, err := ctrl.NewManager(opts.RESTConfig, ctrl.Options{
 		Scheme: scheme,

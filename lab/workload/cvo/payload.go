@@ -13,7 +13,10 @@ import (
 // update to: the version its payload names, or why it could not read it.
 type payload struct {
 	version string
-	err     error
+	// kubernetes is the Kubernetes version it ships (v1.34.4): the
+	// kubelet its nodes run.
+	kubernetes string
+	err        error
 }
 
 // fetched answers for the images the operator read; false for one it did
@@ -35,27 +38,45 @@ type payloads struct {
 // fetch reads the image the desired update targets, unless it is the
 // current release or was read already, and returns the answers so far.
 // A failed read is tried again on the next reconcile, as the real operator
-// retries retrieval.
+// retries retrieval. The current release is read once, for the kubelet
+// its nodes run; a failure to read it is kept (the cluster runs it
+// anyway).
 func (p *payloads) fetch(ctx context.Context, cv *configv1.ClusterVersion) fetched {
 	if p == nil || p.resolver == nil {
 		return nothingFetched
 	}
+	current := cv.Status.Desired.Image
+	if _, done := p.lookup(current); current != "" && !done {
+		p.retrieve(ctx, current)
+	}
 	image := targetImage(cv)
+	if got, done := p.lookup(image); image != "" && image != current && (!done || got.err != nil) {
+		p.retrieve(ctx, image)
+	}
+	return p.lookup
+}
+
+func (p *payloads) retrieve(ctx context.Context, image string) {
+	info, err := p.resolver.Resolve(ctx, image, nil, nil)
 	p.mu.Lock()
-	got, done := p.read[image]
-	p.mu.Unlock()
-	if image != "" && image != cv.Status.Desired.Image && (!done || got.err != nil) {
-		info, err := p.resolver.Resolve(ctx, image, nil, nil)
-		p.mu.Lock()
-		p.read[image] = payload{version: info.Version, err: err}
-		p.mu.Unlock()
+	defer p.mu.Unlock()
+	p.read[image] = payload{version: info.Version, kubernetes: info.KubernetesVersion, err: err}
+}
+
+func (p *payloads) lookup(image string) (payload, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	got, ok := p.read[image]
+	return got, ok
+}
+
+// kubeletOf is the kubelet version of a release the operator read, or ""
+// when it did not read it.
+func (f fetched) kubeletOf(image string) string {
+	if got, ok := f(image); ok && got.err == nil {
+		return got.kubernetes
 	}
-	return func(image string) (payload, bool) {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		got, ok := p.read[image]
-		return got, ok
-	}
+	return ""
 }
 
 // targetImage is the release image spec.desiredUpdate asks for: its image,

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
@@ -26,6 +27,10 @@ const Name = "version"
 // DefaultUpgradeDuration is how long an accepted update stays Partial unless
 // configured otherwise.
 const DefaultUpgradeDuration = 5 * time.Second
+
+// NodeRecheck is how often an update whose time is up looks again at the
+// control-plane nodes it waits for.
+const NodeRecheck = 10 * time.Second
 
 // RetrieveRetry is how soon the operator tries again to retrieve a payload
 // it could not.
@@ -56,17 +61,23 @@ type Reconciler struct {
 
 var _ reconcile.Reconciler = (*Reconciler)(nil)
 
-// SetupWithManager watches ClusterVersion "version".
+// SetupWithManager watches ClusterVersion "version", the ClusterOperators
+// and the Nodes.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	toVersion := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: Name}}}
+	})
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("lab-cluster-version-operator").
 		For(&configv1.ClusterVersion{}, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
 			return o.GetName() == Name
 		}))).
 		// A ClusterOperator's Upgradeable condition feeds the version's.
-		Watches(&configv1.ClusterOperator{}, handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
-			return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: Name}}}
-		})).
+		Watches(&configv1.ClusterOperator{}, toVersion).
+		// A new Node is asked for the release's kubelet; a node that
+		// reports it may be the last the update waits for. Heartbeats
+		// alone wake nothing.
+		Watches(&corev1.Node{}, toVersion, builder.WithPredicates(nodeRolloutChanged)).
 		Complete(r)
 }
 
@@ -83,9 +94,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	before := cv.Status.DeepCopy()
 	read := r.fetcher().fetch(ctx, cv)
-	left := r.sync(cv, ops, r.now(), read)
+	r.accept(cv, ops, r.now(), read)
+	waiting, err := rollOutNodes(ctx, r.Client, read.kubeletOf(cv.Status.Desired.Image))
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	left := r.progress(cv, ops, r.now(), waiting)
 	if !equality.Semantic.DeepEqual(before, &cv.Status) {
-		ctrl.LoggerFrom(ctx).V(1).Info("updating status", "desired", cv.Status.Desired.Version, "completesIn", left)
+		ctrl.LoggerFrom(ctx).V(1).Info("updating status", "desired", cv.Status.Desired.Version, "completesIn", left, "waitingOn", waiting)
 		if err := r.Client.Status().Update(ctx, cv); err != nil {
 			return ctrl.Result{}, fmt.Errorf("update ClusterVersion status: %w", err)
 		}
@@ -98,22 +114,41 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	return ctrl.Result{RequeueAfter: left}, nil
 }
 
-// sync computes the new status and returns how long until the update in
-// progress completes.
+// sync computes the new status, with every node already running the
+// release, and returns how long until the update in progress completes.
 func (r *Reconciler) sync(cv *configv1.ClusterVersion, ops []configv1.ClusterOperator, now time.Time, read fetched) time.Duration {
+	r.accept(cv, ops, now, read)
+	return r.progress(cv, ops, now, nil)
+}
+
+// accept decides whether spec.desiredUpdate is taken, and begins it.
+func (r *Reconciler) accept(cv *configv1.ClusterVersion, ops []configv1.ClusterOperator, now time.Time, read fetched) {
 	st := &cv.Status
 	setUpgradeable(st, ops, now)
 	t, ref := resolve(cv, r.Releases, read)
 	if ref != nil {
 		setRefused(st, ref, now)
-	} else {
-		if t.release.Image != st.Desired.Image {
-			begin(st, t, now)
-		}
-		setAccepted(st, st.Desired, now)
+		return
 	}
-	left := advance(st, r.upgradeDuration(), now)
-	setProgressConditions(st, now)
+	if t.release.Image != st.Desired.Image {
+		begin(st, t, now)
+	}
+	setAccepted(st, st.Desired, now)
+}
+
+// progress completes the update in progress once it has been Partial for
+// UpgradeDuration, no ClusterOperator fails it and no control-plane node
+// is waited for, and returns how long until it is checked again.
+func (r *Reconciler) progress(cv *configv1.ClusterVersion, ops []configv1.ClusterOperator, now time.Time, waiting []string) time.Duration {
+	st := &cv.Status
+	failure := unavailableOperator(ops)
+	left := advance(st, r.upgradeDuration(), now, len(waiting) == 0 && failure == nil)
+	var waitingOn []string
+	if left == 0 && len(waiting) > 0 && updating(st) {
+		// Node changes wake the operator too; this is a backstop.
+		left, waitingOn = NodeRecheck, waiting
+	}
+	setProgressConditions(st, now, progressState{waitingOn: waitingOn, failure: failure})
 	st.ObservedGeneration = cv.Generation
 	return left
 }

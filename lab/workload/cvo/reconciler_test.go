@@ -88,3 +88,18 @@ func wantCondition(t *testing.T, cv *configv1.ClusterVersion, typ configv1.Clust
 		t.Errorf("condition %s = %+v, want %s with %q", typ, c, status, inMessage)
 	}
 }
+
+func TestSyncReportsUnavailableOperatorOutsideAnUpdate(t *testing.T) {
+	r := &Reconciler{}
+	cv := installed()
+	down := []configv1.ClusterOperator{{}, {}}
+	down[0].Name, down[1].Name = "network", "dns"
+	down[0].Status.Conditions = []configv1.ClusterOperatorStatusCondition{{Type: configv1.OperatorAvailable, Status: configv1.ConditionTrue}}
+	r.sync(cv, down, time.Unix(9000, 0), nothingFetched)
+	wantCondition(t, cv, ConditionFailing, configv1.ConditionTrue, "Cluster operator dns is not available")
+	wantCondition(t, cv, configv1.OperatorProgressing, configv1.ConditionFalse,
+		"Error while reconciling 4.21.3: the cluster operator dns has not yet successfully rolled out")
+	if len(cv.Status.History) != 2 || cv.Status.History[0].State != configv1.CompletedUpdate {
+		t.Errorf("history %+v changed", cv.Status.History)
+	}
+}

@@ -23,7 +23,7 @@ func installed() *configv1.ClusterVersion {
 	cv.Name = Name
 	cv.Status = InstalledStatus(rel("4.21.1"), nil, now)
 	begin(&cv.Status, target{release: rel("4.21.3"), verified: true}, now)
-	advance(&cv.Status, 0, now)
+	advance(&cv.Status, 0, now, true)
 	cv.Status.AvailableUpdates = []configv1.Release{rel("4.21.4"), rel("4.22.0")}
 	return cv
 }
