@@ -16,6 +16,8 @@ func upgradeMutations() []mutation {
 		{"mapi-image-set-moved", upgrade, mapiImageSetMoved, []string{"objects/cluster-image-set/properties"}},
 		{"capi-update-unverified", upgrade, capiUpdateUnverified, []string{"objects/cluster-version/properties"}},
 		{"mapi-admin-forced", upgrade, mapiAdminForced, []string{"objects/cluster-version/properties"}},
+		{"capi-nodes-not-moved", upgrade, capiNodesNotMoved, []string{"objects/cluster-version/properties"}},
+		{"mapi-day2-node-at-installed-release", upgrade, mapiDay2NodeAtInstalledRelease, []string{"objects/cluster-version/properties"}},
 		{"capi-minor-update-late", upgrade, capiMinorUpdateLate, []string{"durations/minor-update-completed", "durations/total"}},
 	}
 }
@@ -57,6 +59,18 @@ func capiUpdateUnverified(t *testing.T, m, c *Observation) {
 // pairs each sub-case's request, so one matching line is not enough.
 func mapiAdminForced(t *testing.T, m, c *Observation) {
 	clusterVersionOf(t, m).Properties["b.desiredUpdate"] = "image=release 4.22.0 by digest force=true"
+}
+
+// A CAPI update that completed with the nodes still on the old kubelet.
+func capiNodesNotMoved(t *testing.T, m, c *Observation) {
+	clusterVersionOf(t, c).Properties["a.nodes"] = "kubelet v1.34.4 on every Ready node"
+}
+
+// The classic day-2 worker left at the kubelet of the release the
+// ClusterImageSet names, not moved to the cluster's: the gated entry pairs
+// the day-2 nodes lines, so a change there is not waved through.
+func mapiDay2NodeAtInstalledRelease(t *testing.T, m, c *Observation) {
+	clusterVersionOf(t, m).Properties["e.nodes"] = "kubelet v1.34.4 on every Ready node"
 }
 
 // The CAPI minor update reported complete a minute later than the poll

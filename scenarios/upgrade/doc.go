@@ -6,5 +6,8 @@
 // the spoke's ClusterVersion (what `oc adm upgrade --to-image` writes);
 // the CAPI flow through OpenshiftAssistedControlPlane
 // spec.distributionVersion, which our control-plane provider turns into the
-// ClusterVersion's desiredUpdate.
+// ClusterVersion's desiredUpdate. After each sub-case it records the
+// ClusterVersion's request, newest history entry and conditions, the
+// kubelet every Ready Node reports (nodes move to a release in place), and
+// the release the flow's ClusterImageSet names.
 package upgrade

@@ -63,6 +63,7 @@ func (st *steps) all(ctx context.Context) {
 		st.side.addWorker(ctx, func() {
 			st.run.Reach(milestoneWorkerAdded)
 			st.recordImageSet(ctx, "e")
+			st.recordNodes(ctx, "e")
 		})
 	})
 	st.cvProperty(ctx, "history", describeHistory(st.in, st.clusterVersion(ctx).Status.History))
@@ -83,6 +84,7 @@ func (st *steps) update(ctx context.Context, key string, rel releases.Pushed, mi
 	st.waitCompleted(ctx, rel.Version)
 	st.run.Reach(milestone)
 	st.recordClusterVersion(ctx, key)
+	st.recordNodes(ctx, key)
 	st.recordImageSet(ctx, key)
 }
 
@@ -107,6 +109,7 @@ func (st *steps) missing(ctx context.Context) {
 	st.run.Reach(milestoneMissingSignal)
 	st.cvProperty(ctx, "c.signal", how)
 	st.recordClusterVersion(ctx, "c")
+	st.recordNodes(ctx, "c")
 	By("asking for the running release " + minorVersion + " again")
 	st.side.withdraw(ctx, release(st.in, minorVersion))
 	cv := st.clusterVersion(ctx)
@@ -130,6 +133,7 @@ func (st *steps) gated(ctx context.Context) {
 	st.run.Reach(milestoneGatedDecided)
 	st.cvProperty(ctx, "d.outcome", outcome)
 	st.recordClusterVersion(ctx, "d")
+	st.recordNodes(ctx, "d")
 	st.recordImageSet(ctx, "d")
 }
 
@@ -176,6 +180,28 @@ func (st *steps) gate(ctx context.Context) {
 func (st *steps) recordKept(ctx context.Context, machines map[types.UID]string, nodes map[types.UID]string) {
 	st.cvProperty(ctx, "updates.machinesAndHostsKept", kept(machines, st.side.inventory(ctx)))
 	st.cvProperty(ctx, "updates.nodesKept", kept(nodes, st.nodeUIDs(ctx)))
+}
+
+// recordNodes waits until every Ready Node reports the kubelet of the
+// release the cluster is at (the machine-config part of an update moves
+// nodes in place; worker pools may follow the update's completion) and
+// records that kubelet. A Node that is not Ready, which another scenario
+// sharing the cluster may have left behind, has no kubelet to report.
+func (st *steps) recordNodes(ctx context.Context, key string) {
+	version := st.clusterVersion(ctx).Status.Desired.Version
+	want := "v" + release(st.in, version).Kubernetes
+	By("waiting for every Ready Node to report kubelet " + want + " of " + version)
+	iv := interval(st.in, "wait-upgrade")
+	Eventually(func(g Gomega) {
+		list := &corev1.NodeList{}
+		g.Expect(st.spoke.List(ctx, list)).To(Succeed())
+		for _, n := range list.Items {
+			if scenarios.NodeReady(&n) {
+				g.Expect(n.Status.NodeInfo.KubeletVersion).To(Equal(want), "Node %s", n.Name)
+			}
+		}
+	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
+	st.cvProperty(ctx, key+".nodes", "kubelet "+want+" on every Ready node")
 }
 
 // kept says whether after holds every object of before, by UID.
