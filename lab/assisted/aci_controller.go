@@ -3,7 +3,6 @@ package assisted
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"sort"
 	"time"
 
@@ -115,55 +114,6 @@ func (s *Service) loadInstall(ctx context.Context, aci *hiveextv1beta1.AgentClus
 	}
 	sort.Slice(agents, func(i, j int) bool { return hostname(&agents[i]) < hostname(&agents[j]) })
 	return &install{aci: aci, cd: cd, version: version, agents: agents}, nil
-}
-
-var versionRE = regexp.MustCompile(`(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)`)
-
-// releaseVersion reads the OpenShift version from the release image tag
-// (ocp-release:4.17.3-x86_64), else from the release image itself (its
-// release-manifests, as assisted-service reads them with `oc adm release
-// info`: what a digest reference needs), else from the ClusterImageSet
-// name.
-func (s *Service) releaseVersion(ctx context.Context, is *hivev1.ClusterImageSet) (string, error) {
-	if m := versionRE.FindString(trimArch(tagOf(is.Spec.ReleaseImage))); m != "" {
-		return m, nil
-	}
-	info, readErr := s.releases.Resolve(ctx, is.Spec.ReleaseImage, nil, nil)
-	if readErr == nil && info.Version != "" {
-		return info.Version, nil
-	}
-	if m := versionRE.FindString(trimArch(is.Name)); m != "" {
-		return m, nil
-	}
-	return "", fmt.Errorf("cannot tell the OpenShift version of release image %q (tag or ClusterImageSet name must carry it, or the image must be readable: %v)", is.Spec.ReleaseImage, readErr)
-}
-
-func tagOf(image string) string {
-	if i := lastIndex(image, '@'); i >= 0 {
-		return ""
-	}
-	if i := lastIndex(image, ':'); i >= 0 && lastIndex(image, '/') < i {
-		return image[i+1:]
-	}
-	return ""
-}
-
-func trimArch(v string) string {
-	for _, arch := range []string{"-x86_64", "-aarch64", "-multi"} {
-		if len(v) > len(arch) && v[len(v)-len(arch):] == arch {
-			return v[:len(v)-len(arch)]
-		}
-	}
-	return v
-}
-
-func lastIndex(s string, c byte) int {
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == c {
-			return i
-		}
-	}
-	return -1
 }
 
 // setACICondition sets a hive install condition to True or False.

@@ -11,9 +11,10 @@ import (
 	"github.com/paritylab/paritylab/providers/controlplane/release/releasetest"
 )
 
-// TestReleaseVersion: the version comes from the tag, else from the
-// release image itself (a digest reference, as the control-plane
-// provider writes), else from the ClusterImageSet name.
+// TestReleaseVersion: a release on loopback (the lab's registry) is read,
+// by digest or tag, and one the registry lacks is an error; a release
+// elsewhere, which the lab never contacts, is known by its tag, else by
+// the ClusterImageSet name.
 func TestReleaseVersion(t *testing.T) {
 	reg := releasetest.Start()
 	defer reg.Close()
@@ -24,10 +25,16 @@ func TestReleaseVersion(t *testing.T) {
 	cases := []struct {
 		name, image, want, wantErr string
 	}{
+		// Not on loopback: never read, known by its tag or the name.
 		{name: "any", image: "quay.io/openshift-release-dev/ocp-release:4.21.0-x86_64", want: "4.21.0"},
+		{name: "openshift-v4.16.1", image: "quay.io/openshift-release-dev/ocp-release@sha256:" + strings.Repeat("0", 64), want: "4.16.1"},
+		{name: "no-version", image: "quay.io/openshift-release-dev/ocp-release@sha256:" + strings.Repeat("0", 64), wantErr: "cannot tell the OpenShift version"},
+		// On loopback: read, by digest or tag; what the registry lacks
+		// fails, whatever the tag or name says.
 		{name: "cluster-a", image: byDigest, want: "4.17.3"},
-		{name: "openshift-v4.16.1", image: reg.Host() + "/ocp/missing@sha256:" + strings.Repeat("0", 64), want: "4.16.1"},
-		{name: "no-version", image: reg.Host() + "/ocp/missing@sha256:" + strings.Repeat("0", 64), wantErr: "cannot tell the OpenShift version"},
+		{name: "cluster-b", image: reg.Host() + "/ocp/release:4.17.3-x86_64", want: "4.17.3"},
+		{name: "openshift-v4.16.2", image: reg.Host() + "/ocp/missing@sha256:" + strings.Repeat("0", 64), wantErr: "cannot be read"},
+		{name: "openshift-v4.99.0", image: reg.Host() + "/ocp/release:4.99.0-x86_64", wantErr: "cannot be read"},
 	}
 	s := &Service{}
 	for _, c := range cases {

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/paritylab/paritylab/lab/assisted/agentapi"
+	"github.com/paritylab/paritylab/providers/controlplane/release/releasetest"
 	agentv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
 	hiveextv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/hiveextensions/v1beta1"
 )
@@ -187,9 +188,15 @@ func TestHardwareValidationBlocksInstall(t *testing.T) {
 // ClusterImageSet, as a ZTP user writes them.
 func cluster(t *testing.T, h *hub, ns string, masters int) {
 	t.Helper()
+	clusterAt(t, h, ns, masters, "quay.io/openshift-release-dev/ocp-release:4.17.3-x86_64")
+}
+
+// clusterAt is cluster with a ClusterImageSet naming releaseImage.
+func clusterAt(t *testing.T, h *hub, ns string, masters int, releaseImage string) {
+	t.Helper()
 	ctx := context.Background()
 	is := &hivev1.ClusterImageSet{ObjectMeta: metav1.ObjectMeta{Name: "openshift-v4.17.3-" + ns},
-		Spec: hivev1.ClusterImageSetSpec{ReleaseImage: "quay.io/openshift-release-dev/ocp-release:4.17.3-x86_64"}}
+		Spec: hivev1.ClusterImageSetSpec{ReleaseImage: releaseImage}}
 	cd := &hivev1.ClusterDeployment{ObjectMeta: metav1.ObjectMeta{Name: "sno", Namespace: ns},
 		Spec: hivev1.ClusterDeploymentSpec{ClusterName: "sno", BaseDomain: "lab.example",
 			Platform:          hivev1.Platform{AgentBareMetal: &agent.BareMetalPlatform{AgentSelector: metav1.LabelSelector{}}},
@@ -204,6 +211,28 @@ func cluster(t *testing.T, h *hub, ns string, masters int) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// TestReleaseMissingFromTheRegistry: a ClusterImageSet naming a release
+// the lab's registry does not have (its tag says 4.17.3) leaves the
+// AgentClusterInstall with SpecSynced=False, InputError, naming the
+// image, and no install state.
+func TestReleaseMissingFromTheRegistry(t *testing.T) {
+	h := startHub(t)
+	reg := releasetest.Start()
+	defer reg.Close()
+	ns := h.namespace(t)
+	missing := reg.Host() + "/ocp/release:4.17.3-x86_64"
+	clusterAt(t, h, ns, 1, missing)
+	h.eventually(t, "SpecSynced=False naming the missing release", func() bool {
+		aci := &hiveextv1beta1.AgentClusterInstall{}
+		if err := h.c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "sno"}, aci); err != nil {
+			return false
+		}
+		c := aciCondition(aci, hiveextv1beta1.ConditionSpecSynced)
+		return c != nil && c.Status == corev1.ConditionFalse && c.Reason == "InputError" &&
+			strings.Contains(c.Message, missing) && strings.Contains(c.Message, "cannot be read") && aci.Status.DebugInfo.State == ""
+	})
 }
 
 // BMAC approves and binds the agent of a host labelled with an InfraEnv
