@@ -1,6 +1,7 @@
 package labsuite
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -61,6 +62,10 @@ func snapshotLedger(stateDir, hubServer string) leftovers {
 	u, err := url.Parse(hubServer)
 	Expect(err).NotTo(HaveOccurred())
 	out.listeners = append(out.listeners, u.Host)
+	st, err := lab.ReadStatus(context.Background(), stateDir)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(st.Registry).NotTo(BeEmpty(), "a running lab records its release registry's address")
+	out.listeners = append(out.listeners, st.Registry)
 	return out
 }
 
