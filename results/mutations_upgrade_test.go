@@ -61,9 +61,9 @@ func mapiAdminForced(t *testing.T, m, c *Observation) {
 	clusterVersionOf(t, m).Properties["b.desiredUpdate"] = "image=release 4.22.0 by digest force=true"
 }
 
-// A CAPI update that completed with the nodes still on the old kubelet.
+// A CAPI update that completed with a worker still on the old kubelet.
 func capiNodesNotMoved(t *testing.T, m, c *Observation) {
-	clusterVersionOf(t, c).Properties["a.nodes"] = "kubelet v1.34.4 on every Ready node"
+	clusterVersionOf(t, c).Properties["a.nodes"] = "kubelets v1.34.4, v1.34.5 on the Ready nodes"
 }
 
 // The classic day-2 worker left at the kubelet of the release the

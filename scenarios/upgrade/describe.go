@@ -83,3 +83,15 @@ func describeConditions(conds []configv1.ClusterOperatorStatusCondition) string 
 	sort.Strings(out)
 	return strings.Join(out, ", ")
 }
+
+// describeKubelets says which kubelet the Ready Nodes run: one for all of
+// them, once an update reached every node, or each one they report.
+func describeKubelets(kubelets []string) string {
+	switch len(kubelets) {
+	case 0:
+		return "no Ready node"
+	case 1:
+		return "kubelet " + kubelets[0] + " on every Ready node"
+	}
+	return "kubelets " + strings.Join(kubelets, ", ") + " on the Ready nodes"
+}

@@ -88,3 +88,18 @@ func TestKept(t *testing.T) {
 		t.Errorf("a Node recreated under its name: %q, want 1 gone", got)
 	}
 }
+
+func TestDescribeKubelets(t *testing.T) {
+	for _, c := range []struct {
+		in   []string
+		want string
+	}{
+		{nil, "no Ready node"},
+		{[]string{"v1.35.0"}, "kubelet v1.35.0 on every Ready node"},
+		{[]string{"v1.34.5", "v1.35.0"}, "kubelets v1.34.5, v1.35.0 on the Ready nodes"},
+	} {
+		if got := describeKubelets(c.in); got != c.want {
+			t.Errorf("describeKubelets(%v) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
