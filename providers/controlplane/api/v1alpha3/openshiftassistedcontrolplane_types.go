@@ -139,9 +139,9 @@ const (
 
 // Keys of the ConfigMap spec.config.imageRegistryRef names.
 const (
-	// RegistriesConfKey holds a containers-registries.conf(5) v2 TOML: the
-	// release image is resolved through the first mirror of the registry
-	// entry whose location prefixes it.
+	// RegistriesConfKey holds a containers-registries.conf(5) v2 TOML;
+	// each [[registry]] needs a location and [[registry.mirror]] tables
+	// (pull-from-mirror = "tag-only" ones become the ImageTagMirrorSet).
 	RegistriesConfKey = "registries.conf"
 	// CABundleKey holds PEM certificates trusted for the registries.
 	CABundleKey = "ca-bundle.crt"
@@ -279,8 +279,13 @@ type OpenshiftAssistedControlPlaneConfigSpec struct {
 	ManifestsConfigMapRefs []ManifestsConfigMapReference `json:"manifestsConfigMapRefs,omitempty"`
 
 	// imageRegistryRef names a ConfigMap with a registries.conf (mirrors)
-	// and a ca-bundle.crt: the release image is resolved through it and the
-	// install uses it as its mirror registry configuration.
+	// and a ca-bundle.crt. The installed cluster gets them as extra
+	// manifests (ConfigMap additional-registry-config): an
+	// ImageDigestMirrorSet and ImageTagMirrorSet named additional-registry,
+	// the CA and images.config.openshift.io/cluster. The release image is
+	// not read through these mirrors, and the discovery image does not get
+	// them: a disconnected hub needs the release-image-repository
+	// annotation to name a mirror, and the AgentServiceConfig the mirrors.
 	// +optional
 	ImageRegistryRef *corev1.LocalObjectReference `json:"imageRegistryRef,omitempty"`
 

@@ -101,6 +101,14 @@ func (f *fixture) reconcile() ctrl.Result {
 	return res
 }
 
+// reconcileErr runs the bookkeeping reconciles as begin does, then a
+// working one that may fail.
+func (f *fixture) reconcileErr() (ctrl.Result, error) {
+	f.t.Helper()
+	f.reconcileN(2)
+	return f.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(f.cp)})
+}
+
 // begin runs the bookkeeping reconciles (the Paused condition, the
 // finalizer) and then the first working one.
 func (f *fixture) begin() {

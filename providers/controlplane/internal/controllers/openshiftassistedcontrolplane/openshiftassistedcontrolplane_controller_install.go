@@ -19,6 +19,7 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	controlplanev1 "github.com/paritylab/paritylab/providers/controlplane/api/v1alpha3"
+	"github.com/paritylab/paritylab/providers/controlplane/internal/imageregistry"
 	hiveextv1 "github.com/paritylab/paritylab/providers/thirdparty/hiveextensions/v1beta1"
 )
 
@@ -42,7 +43,8 @@ func (r *Reconciler) reconcileClusterInstall(ctx context.Context, s *scope) (ctr
 	case !apierrors.IsNotFound(err):
 		return ctrl.Result{}, fmt.Errorf("get AgentClusterInstall: %w", err)
 	}
-	if err := r.reconcileClusterImageSet(ctx, s); err != nil {
+	hasImageSet, err := r.reconcileClusterImageSet(ctx, s)
+	if err != nil {
 		return ctrl.Result{}, err
 	}
 	pullSecret, err := r.reconcilePullSecret(ctx, s)
@@ -50,6 +52,14 @@ func (r *Reconciler) reconcileClusterInstall(ctx context.Context, s *scope) (ctr
 		return ctrl.Result{}, err
 	}
 	if err := r.reconcileClusterDeployment(ctx, s, pullSecret); err != nil {
+		return ctrl.Result{}, err
+	}
+	if !hasImageSet && s.aci == nil {
+		// As CAPOA since ACM-33187: no install of a release the hub could
+		// not pin to a digest. KubernetesVersionAvailable says why.
+		return ctrl.Result{RequeueAfter: r.RetryAfter}, nil
+	}
+	if err := r.reconcileRegistryManifests(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{}, r.reconcileAgentClusterInstall(ctx, s)
@@ -62,16 +72,26 @@ func clusterImageSetName(cluster *clusterv1.Cluster) string {
 }
 
 // reconcileClusterImageSet points the ClusterImageSet at the release to
-// install: by digest when the registry answered (disconnected installs
-// with digest-only mirrors need it), else by tag. Once the install has
-// started it changes only when an upgrade completes.
-func (r *Reconciler) reconcileClusterImageSet(ctx context.Context, s *scope) error {
+// install, by digest: a tag cannot be redirected by an
+// ImageDigestMirrorSet, so a disconnected install of it fails (ACM-33187).
+// While the release cannot be read no ClusterImageSet is made, and one
+// that exists keeps its release. Once the install has started it changes
+// only when an upgrade completes. It says whether the ClusterImageSet
+// exists.
+func (r *Reconciler) reconcileClusterImageSet(ctx context.Context, s *scope) (bool, error) {
 	cis := &hivev1.ClusterImageSet{}
 	cis.Name = clusterImageSetName(s.cluster)
-	image, version := s.targetImage, s.cp.Spec.DistributionVersion
-	if s.target.Image != "" {
-		image = s.target.Image
+	if s.target.Image == "" {
+		err := r.Client.Get(ctx, client.ObjectKeyFromObject(cis), cis)
+		switch {
+		case apierrors.IsNotFound(err):
+			return false, nil
+		case err != nil:
+			return false, fmt.Errorf("get ClusterImageSet %s: %w", cis.Name, err)
+		}
+		return true, nil
 	}
+	version := s.cp.Spec.DistributionVersion
 	_, err := controllerutil.CreateOrPatch(ctx, r.Client, cis, func() error {
 		if cis.Labels == nil {
 			cis.Labels = map[string]string{}
@@ -83,14 +103,14 @@ func (r *Reconciler) reconcileClusterImageSet(ctx context.Context, s *scope) err
 		if !cis.CreationTimestamp.IsZero() && installStarted(s.aci) {
 			return nil
 		}
-		cis.Spec.ReleaseImage = image
+		cis.Spec.ReleaseImage = s.target.Image
 		cis.Annotations[DistributionVersionAnnotation] = version
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("write ClusterImageSet %s: %w", cis.Name, err)
+		return false, fmt.Errorf("write ClusterImageSet %s: %w", cis.Name, err)
 	}
-	return nil
+	return true, nil
 }
 
 // installStarted says whether assisted-service began installing: from then
@@ -285,8 +305,11 @@ func desiredAgentClusterInstall(s *scope, workers int) (*hiveextv1.AgentClusterI
 			aci.Spec.DiskEncryption.Mode = ptr.To(d.Mode)
 		}
 	}
-	if ref := cfg.ImageRegistryRef; ref != nil {
-		aci.Spec.MirrorRegistryRef = &hiveextv1.MirrorRegistryConfigMapReference{Name: ref.Name, Namespace: s.cp.Namespace}
+	if cfg.ImageRegistryRef != nil {
+		// The mirrors reach the install only as these manifests: CAPOA
+		// sets no mirrorRegistryRef on the AgentClusterInstall.
+		aci.Spec.ManifestsConfigMapRefs = append(aci.Spec.ManifestsConfigMapRefs,
+			hiveextv1.ManifestsConfigMapReference{Name: imageregistry.ManifestsConfigMapName})
 	}
 	overrides, err := installConfigOverrides(s.cp)
 	if err != nil {

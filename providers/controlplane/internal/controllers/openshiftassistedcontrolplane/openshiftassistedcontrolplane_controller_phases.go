@@ -100,13 +100,11 @@ func releaseImage(cp *controlplanev1.OpenshiftAssistedControlPlane, version stri
 	return release.Image(repo, version, cp.Spec.OpenshiftAssistedConfigSpec.CPUArchitecture)
 }
 
-// resolve reads a release image through the control plane's registry
-// configuration and pull secret.
+// resolve reads a release image where it is named, with the control
+// plane's pull secret. As CAPOA, never through the mirrors of
+// imageRegistryRef: a hub that cannot reach the release's registry needs
+// the release-image-repository annotation to name a mirror.
 func (r *Reconciler) resolve(ctx context.Context, s *scope, image string) (release.Info, error) {
-	regs, err := r.registries(ctx, s.cp)
-	if err != nil {
-		return release.Info{}, err
-	}
 	var pullSecret []byte
 	if ref := s.cp.Spec.Config.PullSecretRef; ref != nil {
 		secret := &corev1.Secret{}
@@ -115,20 +113,7 @@ func (r *Reconciler) resolve(ctx context.Context, s *scope, image string) (relea
 		}
 		pullSecret = secret.Data[corev1.DockerConfigJsonKey]
 	}
-	return r.Releases.Resolve(ctx, image, regs, pullSecret)
-}
-
-// registries reads the ConfigMap spec.config.imageRegistryRef names.
-func (r *Reconciler) registries(ctx context.Context, cp *controlplanev1.OpenshiftAssistedControlPlane) (*release.Registries, error) {
-	ref := cp.Spec.Config.ImageRegistryRef
-	if ref == nil {
-		return nil, nil
-	}
-	cm := &corev1.ConfigMap{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: cp.Namespace, Name: ref.Name}, cm); err != nil {
-		return nil, fmt.Errorf("get image registry ConfigMap %s: %w", ref.Name, err)
-	}
-	return release.ParseRegistries(cm.Data[controlplanev1.RegistriesConfKey], []byte(cm.Data[controlplanev1.CABundleKey]))
+	return r.Releases.Resolve(ctx, image, nil, pullSecret)
 }
 
 // reconcileKubeconfig publishes the install's admin kubeconfig as the

@@ -130,8 +130,12 @@ func TestReleaseImage(t *testing.T) {
 		})
 		f.begin()
 		cis := &hivev1.ClusterImageSet{}
-		f.g.Expect(env.Client.Get(context.Background(), client.ObjectKey{Name: f.ns + "-c"}, cis)).To(Succeed())
-		f.g.Expect(cis.Spec.ReleaseImage).To(Equal("127.0.0.1:1/ocp/release:4.17.3-x86_64"), "by tag while the registry does not answer")
+		err := env.Client.Get(context.Background(), client.ObjectKey{Name: f.ns + "-c"}, cis)
+		f.g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "no ClusterImageSet by tag while the registry does not answer (ACM-33187): %v", err)
+		aci := &hiveextv1.AgentClusterInstall{}
+		err = env.Client.Get(context.Background(), client.ObjectKey{Namespace: f.ns, Name: "c"}, aci)
+		f.g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "no install without a release pinned to a digest: %v", err)
+		f.g.Expect(env.Client.Get(context.Background(), client.ObjectKey{Namespace: f.ns, Name: "c"}, &hivev1.ClusterDeployment{})).To(Succeed())
 		c := f.expectCondition(controlplanev1.KubernetesVersionAvailableCondition, metav1.ConditionFalse, controlplanev1.ReleaseImageUnavailableReason)
 		f.g.Expect(c.Message).To(ContainSubstring("127.0.0.1:1/ocp/release"))
 		f.g.Expect(f.reconcile().RequeueAfter).NotTo(BeZero(), "the registry is asked again")
@@ -143,12 +147,15 @@ func TestReleaseImage(t *testing.T) {
 		f.reconcile()
 		f.g.Expect(env.Client.Get(context.Background(), client.ObjectKey{Name: f.ns + "-c"}, cis)).To(Succeed())
 		f.g.Expect(cis.Spec.ReleaseImage).To(Equal(digests["4.17.3"]), "by digest before the install starts")
+		f.g.Expect(env.Client.Get(context.Background(), client.ObjectKey{Namespace: f.ns, Name: "c"}, aci)).To(Succeed())
 	})
-	t.Run("through the mirror of imageRegistryRef", func(t *testing.T) {
+	t.Run("imageRegistryRef: install manifests, not a mirror to read through", func(t *testing.T) {
 		f := newFixture(t, func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
 			delete(cp.Annotations, controlplanev1.ReleaseImageRepositoryAnnotation)
 			cp.Spec.Config.ImageRegistryRef = &corev1.LocalObjectReference{Name: "mirrors"}
+			cp.Spec.Config.ManifestsConfigMapRefs = []controlplanev1.ManifestsConfigMapReference{{Name: "extra"}}
 		})
+		mirror := registry.Host() + "/" + releaseRepository
 		env.Create(t, &corev1.ConfigMap{
 			ObjectMeta: metav1.ObjectMeta{Name: "mirrors", Namespace: f.ns},
 			Data: map[string]string{controlplanev1.RegistriesConfKey: `
@@ -156,18 +163,51 @@ func TestReleaseImage(t *testing.T) {
 location = "quay.io/openshift-release-dev/ocp-release"
 mirror-by-digest-only = true
 [[registry.mirror]]
-location = "` + registry.Host() + "/" + releaseRepository + `"
-`},
+location = "` + mirror + `"
+[[registry.mirror]]
+location = "` + mirror + `-tags"
+pull-from-mirror = "tag-only"
+`, controlplanev1.CABundleKey: "-----BEGIN CERTIFICATE-----\n"},
 		})
 		f.begin()
+		err := env.Client.Get(context.Background(), client.ObjectKey{Name: f.ns + "-c"}, &hivev1.ClusterImageSet{})
+		f.g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the default repository is not read through the mirror: %v", err)
+		c := f.expectCondition(controlplanev1.KubernetesVersionAvailableCondition, metav1.ConditionFalse, controlplanev1.ReleaseImageUnavailableReason)
+		f.g.Expect(c.Message).To(ContainSubstring("quay.io/openshift-release-dev/ocp-release:4.17.3-x86_64"))
+
+		By(t, "the annotation naming the mirror")
+		f.update(func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Annotations = map[string]string{controlplanev1.ReleaseImageRepositoryAnnotation: mirror}
+		})
+		f.reconcile()
 		cis := &hivev1.ClusterImageSet{}
 		f.g.Expect(env.Client.Get(context.Background(), client.ObjectKey{Name: f.ns + "-c"}, cis)).To(Succeed())
-		_, digest, _ := cutAt(digests["4.17.3"])
-		f.g.Expect(cis.Spec.ReleaseImage).To(Equal("quay.io/openshift-release-dev/ocp-release@"+digest),
-			"resolved through the mirror, named in the source repository")
+		f.g.Expect(cis.Spec.ReleaseImage).To(Equal(digests["4.17.3"]), "by digest, in the mirror")
 		aci := &hiveextv1.AgentClusterInstall{}
 		f.g.Expect(env.Client.Get(context.Background(), client.ObjectKey{Namespace: f.ns, Name: "c"}, aci)).To(Succeed())
-		f.g.Expect(aci.Spec.MirrorRegistryRef).To(Equal(&hiveextv1.MirrorRegistryConfigMapReference{Name: "mirrors", Namespace: f.ns}))
+		f.g.Expect(aci.Spec.MirrorRegistryRef).To(BeNil(), "CAPOA sets no mirrorRegistryRef")
+		f.g.Expect(aci.Spec.ManifestsConfigMapRefs).To(Equal([]hiveextv1.ManifestsConfigMapReference{
+			{Name: "extra"}, {Name: "additional-registry-config"}}))
+		manifests := &corev1.ConfigMap{}
+		f.g.Expect(env.Client.Get(context.Background(), client.ObjectKey{Namespace: f.ns, Name: "additional-registry-config"}, manifests)).To(Succeed())
+		f.g.Expect(manifests.Data).To(HaveKeyWithValue("image-digest-mirror-set.json", ContainSubstring(`"mirrors":["`+mirror+`"]`)))
+		f.g.Expect(manifests.Data).To(HaveKeyWithValue("image-tag-mirror-set.json", ContainSubstring(`"mirrors":["`+mirror+`-tags"]`)))
+		f.g.Expect(manifests.Data).To(HaveKey("additional-registry-certificate.json"))
+		f.g.Expect(manifests.Data).To(HaveKeyWithValue("image-config.json", ContainSubstring(`"additionalTrustedCA":{"name":"additional-registry-certificate"}`)))
+	})
+	t.Run("imageRegistryRef without mirrors", func(t *testing.T) {
+		f := newFixture(t, func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Annotations[controlplanev1.ReleaseImageRepositoryAnnotation] = registry.Host() + "/" + releaseRepository
+			cp.Spec.Config.ImageRegistryRef = &corev1.LocalObjectReference{Name: "mirrors"}
+		})
+		env.Create(t, &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: "mirrors", Namespace: f.ns},
+			Data:       map[string]string{controlplanev1.RegistriesConfKey: "[[registry]]\nlocation = \"quay.io/a\"\n"},
+		})
+		_, err := f.reconcileErr()
+		f.g.Expect(err).To(MatchError(ContainSubstring("spec.config.imageRegistryRef: ConfigMap mirrors: registries.conf: registry quay.io/a has no [[registry.mirror]]")))
+		err = env.Client.Get(context.Background(), client.ObjectKey{Namespace: f.ns, Name: "c"}, &hiveextv1.AgentClusterInstall{})
+		f.g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "no install with mirrors it cannot give the cluster: %v", err)
 	})
 }
 

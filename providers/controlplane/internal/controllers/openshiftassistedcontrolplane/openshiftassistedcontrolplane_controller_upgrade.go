@@ -218,17 +218,18 @@ func (r *Reconciler) installedVersion(ctx context.Context, s *scope) string {
 }
 
 // recordRelease points the ClusterImageSet at the release the cluster now
-// runs, for the day-2 hosts that join it.
+// runs, for the day-2 hosts that join it: by digest, as at install; a
+// release the hub cannot read leaves it as it is.
 func (r *Reconciler) recordRelease(ctx context.Context, s *scope) error {
+	if s.target.Image == "" {
+		return nil
+	}
 	cis := &hivev1.ClusterImageSet{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Name: clusterImageSetName(s.cluster)}, cis); err != nil {
 		return client.IgnoreNotFound(err)
 	}
 	before := cis.DeepCopy()
-	cis.Spec.ReleaseImage = s.targetImage
-	if s.target.Image != "" {
-		cis.Spec.ReleaseImage = s.target.Image
-	}
+	cis.Spec.ReleaseImage = s.target.Image
 	if cis.Annotations == nil {
 		cis.Annotations = map[string]string{}
 	}
