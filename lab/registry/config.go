@@ -11,7 +11,10 @@ import (
 // configFile is the registry's configuration in Dir.
 const configFile = "config.yml"
 
-// writeConfig writes the configuration: filesystem storage under
+// writeConfig writes the configuration: a JSON log, whose entry for each
+// request ("response completed") names everything the combined access log
+// would and the repository and reference too, so that access log is off;
+// filesystem storage under
 // dataDir, deletes allowed (an image can be taken out of a mirror), no
 // authentication, the HTTP listener on addr only. The registry reads
 // REGISTRY_* environment variables over its file; Start clears none, so
@@ -29,7 +32,9 @@ func writeConfig(dir, dataDir, addr string) (string, error) {
 	cfg := fmt.Sprintf(`version: 0.1
 log:
   level: info
-  formatter: text
+  formatter: json
+  accesslog:
+    disabled: true
 storage:
   filesystem:
     rootdirectory: %s

@@ -18,8 +18,8 @@ import (
 	"github.com/paritylab/paritylab/lab/state"
 )
 
-// ComponentName names the registry process in logs, the ledger and the
-// log file (<LogDir>/registry.log).
+// ComponentName is the default Name: the registry process in logs, the
+// ledger and the log file (<LogDir>/registry.log).
 const ComponentName = "registry"
 
 // Binary is the executable Debian's docker-registry package installs.
@@ -30,8 +30,13 @@ type Options struct {
 	// Dir holds the configuration and the registry's storage (Dir/data);
 	// Start creates it, Stop removes it. Required.
 	Dir string
-	// LogDir receives registry.log. Required.
+	// LogDir receives <Name>.log: the registry's log, one JSON object a
+	// line, with an entry for every request it answered (Requests reads
+	// them). Required.
 	LogDir string
+	// Name names the process in the ledger and its log file, so that a lab
+	// can run several registries. Default ComponentName.
+	Name string
 	// Path is the registry executable. Default: docker-registry on PATH.
 	Path string
 	// Tracker records the process and Dir, for `lab down` after a crash.
@@ -53,6 +58,9 @@ func (o *Options) defaults() error {
 			return fmt.Errorf("registry: %s not found (Debian package docker-registry; `make deps` installs it): %w", Binary, err)
 		}
 		o.Path = path
+	}
+	if o.Name == "" {
+		o.Name = ComponentName
 	}
 	if o.Tracker == nil {
 		o.Tracker = state.Discard
@@ -104,10 +112,10 @@ func Start(ctx context.Context, opts Options) (_ *Registry, retErr error) {
 		return nil, err
 	}
 	proc, err := process.Start(ctx, process.Spec{
-		Name:    ComponentName,
+		Name:    opts.Name,
 		Path:    opts.Path,
 		Args:    []string{"serve", config},
-		LogPath: filepath.Join(opts.LogDir, ComponentName+".log"),
+		LogPath: r.LogPath(),
 		// The distribution API's base endpoint: 200 and {} when the
 		// registry serves version 2 of the API.
 		Ready:        process.HTTPReady(http.DefaultClient, "http://"+r.host+"/v2/", "{}"),
@@ -129,6 +137,9 @@ func Start(ctx context.Context, opts Options) (_ *Registry, retErr error) {
 // Host is the registry's host:port, for image references
 // (<host>/<repository>:<tag>).
 func (r *Registry) Host() string { return r.host }
+
+// LogPath is the registry's log, which outlives Stop.
+func (r *Registry) LogPath() string { return filepath.Join(r.opts.LogDir, r.opts.Name+".log") }
 
 // Identity is the registry process, nil once stopped.
 func (r *Registry) Identity() *process.Identity {
