@@ -17,6 +17,13 @@
 // release that references it, as a mirrored release is laid out. The
 // release is pushed by digest and then tagged <version>-<arch>.
 //
+// For disconnected flows, Push lays a source registry out as quay.io
+// (ComponentRepository), and Mirror copies its releases into a mirror
+// registry as oc-mirror does (openshift/release-images and
+// openshift/release, by digest and tagged); OCMirrorSets and
+// RegistriesConf describe those mirrors for containers/image and the
+// cluster's mirror sets.
+//
 // It must not import anything above lab; it uses the providers' release
 // package for the file paths and image names both sides agree on.
 package releases

@@ -68,6 +68,10 @@ const Architecture = "x86_64"
 type PushInput struct {
 	// Repository is <registry host>/<path>, e.g. 127.0.0.1:5000/ocp/release.
 	Repository string
+	// ComponentRepository holds the component images, as
+	// quay.io/openshift-release-dev/ocp-v4.0-art-dev holds those of
+	// quay.io/openshift-release-dev/ocp-release. Default Repository.
+	ComponentRepository string
 	// Releases to push, in order.
 	Releases []Release
 	// Options go to every registry request (transport, authentication).
@@ -82,13 +86,19 @@ func Push(ctx context.Context, in PushInput) ([]Pushed, error) {
 	if err != nil {
 		return nil, fmt.Errorf("release repository %q: %w", in.Repository, err)
 	}
+	components := repo
+	if in.ComponentRepository != "" {
+		if components, err = name.NewRepository(in.ComponentRepository); err != nil {
+			return nil, fmt.Errorf("component repository %q: %w", in.ComponentRepository, err)
+		}
+	}
 	opts := append([]remote.Option{remote.WithContext(ctx)}, in.Options...)
 	var out []Pushed
 	for _, r := range in.Releases {
 		if err := r.validate(); err != nil {
 			return nil, err
 		}
-		p, err := push(repo, r, opts)
+		p, err := push(repo, components, r, opts)
 		if err != nil {
 			return nil, fmt.Errorf("push release %s to %s: %w", r.Version, in.Repository, err)
 		}
@@ -108,14 +118,14 @@ func (r Release) validate() error {
 	return errors.Join(errs...)
 }
 
-func push(repo name.Repository, r Release, opts []remote.Option) (Pushed, error) {
+func push(repo, components name.Repository, r Release, opts []remote.Option) (Pushed, error) {
 	p := Pushed{Release: r, Components: map[string]string{}}
 	for _, c := range Components {
 		img, err := componentImage(c, r)
 		if err != nil {
 			return p, fmt.Errorf("build component %s: %w", c.Name, err)
 		}
-		ref, err := pushByDigest(repo, img, opts)
+		ref, err := pushByDigest(components, img, opts)
 		if err != nil {
 			return p, fmt.Errorf("component %s: %w", c.Name, err)
 		}

@@ -18,17 +18,34 @@ type Registries struct {
 
 // Registry is one [[registry]] table.
 type Registry struct {
-	Prefix   string   `toml:"prefix"`
-	Location string   `toml:"location"`
-	Insecure bool     `toml:"insecure"`
-	Blocked  bool     `toml:"blocked"`
-	Mirrors  []Mirror `toml:"mirror"`
+	Prefix   string `toml:"prefix"`
+	Location string `toml:"location"`
+	Insecure bool   `toml:"insecure"`
+	Blocked  bool   `toml:"blocked"`
+	// MirrorByDigestOnly: the mirrors serve pulls by digest only.
+	MirrorByDigestOnly bool     `toml:"mirror-by-digest-only"`
+	Mirrors            []Mirror `toml:"mirror"`
 }
 
 // Mirror is one [[registry.mirror]] table.
 type Mirror struct {
 	Location string `toml:"location"`
 	Insecure bool   `toml:"insecure"`
+	// PullFromMirror is "all" (the default), "digest-only" (an
+	// ImageDigestMirrorSet's mirror) or "tag-only" (an ImageTagMirrorSet's).
+	PullFromMirror string `toml:"pull-from-mirror"`
+}
+
+// serves says whether the mirror serves a pull by digest (byDigest) or by
+// tag, as containers-registries.conf(5) says.
+func (m Mirror) serves(byDigest, digestOnly bool) bool {
+	switch m.PullFromMirror {
+	case "digest-only":
+		return byDigest
+	case "tag-only":
+		return !byDigest
+	}
+	return byDigest || !digestOnly
 }
 
 // ParseRegistries parses a registries.conf; an empty one configures
@@ -50,10 +67,11 @@ type source struct {
 	insecure   bool
 }
 
-// sources lists where repository (registry/path) may be pulled from, in
-// order: the mirrors of the registry entry with the longest matching
-// prefix, then the repository itself unless that entry blocks it.
-func (r *Registries) sources(repository string) []source {
+// sources lists where repository (registry/path) may be pulled from, by
+// digest or by tag, in order: the mirrors of the registry entry with the
+// longest matching prefix that serve such a pull, then the repository
+// itself unless that entry blocks it.
+func (r *Registries) sources(repository string, byDigest bool) []source {
 	if r == nil {
 		return []source{{repository: repository}}
 	}
@@ -75,7 +93,9 @@ func (r *Registries) sources(repository string) []source {
 	rest := strings.TrimPrefix(repository, bestPrefix)
 	var out []source
 	for _, m := range best.Mirrors {
-		out = append(out, source{repository: m.Location + rest, insecure: m.Insecure})
+		if m.serves(byDigest, best.MirrorByDigestOnly) {
+			out = append(out, source{repository: m.Location + rest, insecure: m.Insecure})
+		}
 	}
 	if !best.Blocked {
 		location := best.Location

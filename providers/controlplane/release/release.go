@@ -96,8 +96,13 @@ func (r *Remote) Resolve(ctx context.Context, image string, regs *Registries, pu
 	if err != nil {
 		return Info{}, err
 	}
+	_, byDigest := ref.(name.Digest)
+	sources := regs.sources(ref.Context().Name(), byDigest)
+	if len(sources) == 0 {
+		return Info{}, fmt.Errorf("read release image %s: its registry is blocked and no mirror serves pulls by %s", image, map[bool]string{true: "digest", false: "tag"}[byDigest])
+	}
 	var errs []error
-	for _, src := range regs.sources(ref.Context().Name()) {
+	for _, src := range sources {
 		info, err := resolveFrom(ctx, ref, src, transport, pullSecret)
 		if err == nil {
 			r.store(key, info)

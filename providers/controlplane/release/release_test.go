@@ -57,12 +57,46 @@ func TestResolve(t *testing.T) {
 			conf: `
 [[registry]]
 location = "quay.io/openshift-release-dev/ocp-release"
+blocked = true
+[[registry.mirror]]
+location = "` + mirror.Host() + `/mirror/ocp-release"
+`,
+			want: release.Info{Image: upstream + mirrorDigest, Version: "4.17.3", KubernetesVersion: "v1.30.5"},
+		},
+		{
+			name:  "digest through a digest-only mirror",
+			image: upstream + mirrorDigest,
+			conf: `
+[[registry]]
+location = "quay.io/openshift-release-dev/ocp-release"
 mirror-by-digest-only = true
 blocked = true
 [[registry.mirror]]
 location = "` + mirror.Host() + `/mirror/ocp-release"
 `,
 			want: release.Info{Image: upstream + mirrorDigest, Version: "4.17.3", KubernetesVersion: "v1.30.5"},
+		},
+		{
+			name:  "tag where the mirrors serve digests only (ACM-33187)",
+			image: upstream + ":4.17.3-x86_64",
+			conf: `
+[[registry]]
+location = "quay.io/openshift-release-dev/ocp-release"
+blocked = true
+[[registry.mirror]]
+location = "` + mirror.Host() + `/mirror/ocp-release"
+pull-from-mirror = "digest-only"
+[[registry.mirror]]
+location = "` + mirror.Host() + `/mirror/tags-elsewhere"
+pull-from-mirror = "tag-only"
+`,
+			wantErr: mirror.Host() + "/mirror/tags-elsewhere: ",
+		},
+		{
+			name:    "tag, blocked source, digest-only mirrors",
+			image:   upstream + ":4.17.3-x86_64",
+			conf:    "[[registry]]\nlocation = \"quay.io\"\nblocked = true\nmirror-by-digest-only = true\n[[registry.mirror]]\nlocation = \"" + mirror.Host() + "\"\n",
+			wantErr: "its registry is blocked and no mirror serves pulls by tag",
 		},
 		{
 			name:    "blocked source and a mirror without the release",
