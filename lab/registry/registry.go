@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -37,6 +38,10 @@ type Options struct {
 	// Name names the process in the ledger and its log file, so that a lab
 	// can run several registries. Default ComponentName.
 	Name string
+	// Address is the loopback address to listen on. Default
+	// ports.Loopback, which the lab's VMs reach; ports.Unrouted for a
+	// registry they must not reach.
+	Address string
 	// Path is the registry executable. Default: docker-registry on PATH.
 	Path string
 	// Tracker records the process and Dir, for `lab down` after a crash.
@@ -62,6 +67,9 @@ func (o *Options) defaults() error {
 	if o.Name == "" {
 		o.Name = ComponentName
 	}
+	if o.Address == "" {
+		o.Address = ports.Loopback
+	}
 	if o.Tracker == nil {
 		o.Tracker = state.Discard
 	}
@@ -84,7 +92,7 @@ type Registry struct {
 	launched *process.Identity
 }
 
-// Start starts an empty registry on a free loopback port and returns once
+// Start starts an empty registry on a free port of its address and returns once
 // its API answers. On error nothing it started keeps running.
 func Start(ctx context.Context, opts Options) (_ *Registry, retErr error) {
 	if err := opts.defaults(); err != nil {
@@ -102,11 +110,11 @@ func Start(ctx context.Context, opts Options) (_ *Registry, retErr error) {
 			retErr = errors.Join(retErr, r.Stop())
 		}
 	}()
-	port, err := ports.Free()
+	port, err := ports.FreeOn(opts.Address)
 	if err != nil {
 		return nil, err
 	}
-	r.host = ports.Loopback + ":" + strconv.Itoa(port)
+	r.host = net.JoinHostPort(opts.Address, strconv.Itoa(port))
 	config, err := writeConfig(opts.Dir, filepath.Join(opts.Dir, "data"), r.host)
 	if err != nil {
 		return nil, err

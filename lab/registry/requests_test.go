@@ -1,6 +1,9 @@
 package registry_test
 
 import (
+	"context"
+	"net"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -8,6 +11,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/random"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
+	"github.com/paritylab/paritylab/lab/ports"
 	"github.com/paritylab/paritylab/lab/registry"
 )
 
@@ -98,4 +102,46 @@ func TestRequestsOfNoLog(t *testing.T) {
 	if err != nil || got != nil {
 		t.Fatalf("Requests of a missing log = %v, %v", got, err)
 	}
+}
+
+// TestUnroutedRegistry listens where the VMs' gateway does not lead.
+func TestUnroutedRegistry(t *testing.T) {
+	tmp := t.TempDir()
+	r, err := registry.Start(context.Background(), registry.Options{Name: "source", Address: ports.Unrouted,
+		Dir: filepath.Join(tmp, "data"), LogDir: tmp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := r.Stop(); err != nil {
+			t.Error(err)
+		}
+	}()
+	if !strings.HasPrefix(r.Host(), ports.Unrouted+":") {
+		t.Fatalf("host %s, want one on %s", r.Host(), ports.Unrouted)
+	}
+	_, port, _ := net.SplitHostPort(r.Host())
+	if c, err := net.Dial("tcp", net.JoinHostPort(ports.Loopback, port)); err == nil {
+		c.Close()
+		t.Errorf("the registry also answers on %s:%s, where a VM's gateway leads", ports.Loopback, port)
+	}
+	if r.LogPath() != filepath.Join(tmp, "source.log") {
+		t.Errorf("log %s", r.LogPath())
+	}
+	if _, err := remote.Head(mustTag(t, r.Host()+"/openshift4/tools:latest")); err == nil {
+		t.Error("an empty registry has an image")
+	}
+	got, err := registry.Requests(r.LogPath())
+	if err != nil || len(got) == 0 || got[len(got)-1].Status != 404 {
+		t.Errorf("requests %+v, %v: want the HEAD's 404 recorded", got, err)
+	}
+}
+
+func mustTag(t *testing.T, s string) name.Tag {
+	t.Helper()
+	tag, err := name.NewTag(s, name.Insecure) // plain HTTP off 127.0.0.1 too
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tag
 }
