@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"regexp"
 	"strings"
@@ -63,6 +64,8 @@ type Remote struct {
 	Timeout time.Duration
 	// CacheFor is how long a resolution is reused. Default 10m.
 	CacheFor time.Duration
+	// Dial opens the connections to registries. Default: the network's.
+	Dial func(ctx context.Context, network, address string) (net.Conn, error)
 
 	mu    sync.Mutex
 	cache map[string]cached
@@ -92,7 +95,7 @@ func (r *Remote) Resolve(ctx context.Context, image string, regs *Registries, pu
 	if err != nil {
 		return Info{}, fmt.Errorf("parse release image %q: %w", image, err)
 	}
-	transport, err := transportFor(regs)
+	transport, err := transportFor(regs, r.Dial)
 	if err != nil {
 		return Info{}, err
 	}
@@ -178,8 +181,11 @@ func resolveFrom(ctx context.Context, ref name.Reference, src source, transport 
 	return Info{Image: ref.Context().Digest(desc.Digest.String()).String(), Version: version, KubernetesVersion: kube}, nil
 }
 
-func transportFor(regs *Registries) (http.RoundTripper, error) {
+func transportFor(regs *Registries, dial func(ctx context.Context, network, address string) (net.Conn, error)) (http.RoundTripper, error) {
 	t := remote.DefaultTransport.(*http.Transport).Clone()
+	if dial != nil {
+		t.DialContext = dial
+	}
 	if regs == nil || len(regs.CABundle) == 0 {
 		return t, nil
 	}

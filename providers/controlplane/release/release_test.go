@@ -2,6 +2,8 @@ package release_test
 
 import (
 	"context"
+	"errors"
+	"net"
 	"strings"
 	"testing"
 
@@ -147,4 +149,23 @@ func TestResolveCaches(t *testing.T) {
 func TestParseRegistriesRejectsGarbage(t *testing.T) {
 	_, err := release.ParseRegistries("[[registry]\nlocation=", nil)
 	NewWithT(t).Expect(err).To(MatchError(ContainSubstring("parse registries.conf")))
+}
+
+func TestResolveDialsThroughDial(t *testing.T) {
+	g := NewWithT(t)
+	reg := releasetest.Start()
+	defer reg.Close()
+	_, err := reg.Push("ocp/release", "4.17.3", "1.30.5")
+	g.Expect(err).NotTo(HaveOccurred())
+	before := reg.Requests()
+	var dialled []string
+	r := &release.Remote{Dial: func(_ context.Context, _, address string) (net.Conn, error) {
+		dialled = append(dialled, address)
+		return nil, errors.New("no route to host")
+	}}
+	_, err = r.Resolve(context.Background(), reg.Host()+"/ocp/release:4.17.3-x86_64", nil, nil)
+	g.Expect(err).To(MatchError(ContainSubstring("no route to host")))
+	g.Expect(dialled).NotTo(BeEmpty())
+	g.Expect(dialled[0]).To(Equal(reg.Host()))
+	g.Expect(reg.Requests()).To(Equal(before), "nothing reached the registry")
 }
