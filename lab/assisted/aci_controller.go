@@ -2,6 +2,7 @@ package assisted
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -54,6 +55,9 @@ type install struct {
 	cd      *hivev1.ClusterDeployment
 	version string
 	agents  []agentv1beta1.Agent
+	// mirrors are the install-config's mirrors: the AgentClusterInstall's
+	// mirrorRegistryRef, else the hub's; nil for none.
+	mirrors *MirrorRegistry
 }
 
 func (i *install) key() ClusterKey { return ClusterKey{Namespace: i.cd.Namespace, Name: i.cd.Name} }
@@ -69,8 +73,7 @@ func (s *Service) reconcileACI(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	before := aci.Status.DeepCopy()
 	in, syncErr := s.loadInstall(ctx, aci)
 	if syncErr != nil {
-		setACICondition(aci, hiveextv1beta1.ConditionSpecSynced, false, "InputError", syncErr.Error())
-		return ctrl.Result{}, s.saveACI(ctx, aci, before)
+		return s.specNotSynced(ctx, aci, before, syncErr)
 	}
 	setACICondition(aci, hiveextv1beta1.ConditionSpecSynced, true, "SyncOK", "The Spec has been successfully applied")
 	result, err := s.advance(ctx, in)
@@ -83,6 +86,25 @@ func (s *Service) reconcileACI(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	return result, err
 }
+
+// specNotSynced reports why an install's inputs cannot be used, as
+// upstream's SpecSynced: a release that cannot be read is a backend error,
+// retried; anything else an input error, waiting for the spec to change
+// (its message lacks upstream's "The Spec could not be synced due to an
+// input error:" prefix).
+func (s *Service) specNotSynced(ctx context.Context, aci *hiveextv1beta1.AgentClusterInstall, before *hiveextv1beta1.AgentClusterInstallStatus, syncErr error) (ctrl.Result, error) {
+	var read *releaseReadError
+	if errors.As(syncErr, &read) {
+		setACICondition(aci, hiveextv1beta1.ConditionSpecSynced, false, "BackendError",
+			"The Spec could not be synced due to backend error: "+syncErr.Error())
+		return ctrl.Result{RequeueAfter: releaseRetry}, s.saveACI(ctx, aci, before)
+	}
+	setACICondition(aci, hiveextv1beta1.ConditionSpecSynced, false, "InputError", syncErr.Error())
+	return ctrl.Result{}, s.saveACI(ctx, aci, before)
+}
+
+// releaseRetry is how soon a release that could not be read is read again.
+const releaseRetry = 15 * time.Second
 
 func (s *Service) saveACI(ctx context.Context, aci *hiveextv1beta1.AgentClusterInstall, before *hiveextv1beta1.AgentClusterInstallStatus) error {
 	if equality.Semantic.DeepEqual(before, &aci.Status) {
@@ -108,12 +130,16 @@ func (s *Service) loadInstall(ctx context.Context, aci *hiveextv1beta1.AgentClus
 	if err != nil {
 		return nil, err
 	}
+	mirrors, err := s.installMirrors(ctx, aci)
+	if err != nil {
+		return nil, err
+	}
 	agents, err := s.boundAgents(ctx, &agentv1beta1.ClusterReference{Namespace: cd.Namespace, Name: cd.Name})
 	if err != nil {
 		return nil, err
 	}
 	sort.Slice(agents, func(i, j int) bool { return hostname(&agents[i]) < hostname(&agents[j]) })
-	return &install{aci: aci, cd: cd, version: version, agents: agents}, nil
+	return &install{aci: aci, cd: cd, version: version, agents: agents, mirrors: mirrors}, nil
 }
 
 // setACICondition sets a hive install condition to True or False.

@@ -95,7 +95,11 @@ func serveFile(w http.ResponseWriter, r *http.Request, path, contentType string)
 // discoveryConfig is what an InfraEnv's agents are told.
 func (s *Service) discoveryConfig(infraEnvID string) agentapi.DiscoveryConfig {
 	_, ironic := s.ironicAgent.Load(infraEnvID)
-	return agentapi.DiscoveryConfig{InfraEnvID: infraEnvID, Token: s.tokens.forInfraEnv(infraEnvID), ServicePort: s.Port(), IronicAgent: ironic}
+	cfg := agentapi.DiscoveryConfig{InfraEnvID: infraEnvID, Token: s.tokens.forInfraEnv(infraEnvID), ServicePort: s.Port(), IronicAgent: ironic}
+	if m, ok := s.discoveryMirror.Load(infraEnvID); ok {
+		cfg.RegistriesConf, cfg.RegistryCA = m.(*MirrorRegistry).RegistriesConf, m.(*MirrorRegistry).CABundle
+	}
+	return cfg
 }
 
 func (s *Service) discoveryImage(infraEnvID string) (string, error) {
@@ -147,16 +151,27 @@ func discoveryIgnition(cfg agentapi.DiscoveryConfig) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	files := []any{ignitionFile(agentapi.UserDataFile, 0o600, raw)}
+	if cfg.RegistriesConf != "" {
+		files = append(files, ignitionFile(agentapi.RegistriesConfPath, 0o644, []byte(cfg.RegistriesConf)),
+			ignitionFile(agentapi.RegistryCAPath, 0o644, []byte(cfg.RegistryCA)))
+	}
 	ign := map[string]any{
 		"ignition": map[string]any{"version": "3.2.0"},
-		"storage": map[string]any{"files": []any{map[string]any{
-			"path":      agentapi.UserDataFile,
-			"mode":      0o600,
-			"overwrite": true,
-			"contents":  map[string]any{"source": "data:," + url.PathEscape(string(raw))},
-		}}},
+		"storage":  map[string]any{"files": files},
 	}
 	return json.Marshal(ign)
+}
+
+// ignitionFile is an Ignition storage file with the given contents,
+// replacing what is there.
+func ignitionFile(path string, mode int, contents []byte) map[string]any {
+	return map[string]any{
+		"path":      path,
+		"mode":      mode,
+		"overwrite": true,
+		"contents":  map[string]any{"source": "data:," + url.PathEscape(string(contents))},
+	}
 }
 
 func (s *Service) handleEvents(w http.ResponseWriter, r *http.Request) {

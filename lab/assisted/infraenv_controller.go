@@ -68,6 +68,22 @@ func (s *Service) infraEnvImage(ctx context.Context, ie *agentv1beta1.InfraEnv) 
 	if ie.Annotations[enableIronicAgentAnnotation] == "true" {
 		s.ironicAgent.Store(id, true)
 	}
+	ns, ref := ie.Namespace, ""
+	if r := ie.Spec.MirrorRegistryRef; r != nil {
+		ref = r.Name
+		if r.Namespace != "" {
+			ns = r.Namespace
+		}
+	}
+	own, err := s.mirrorRegistryOf(ctx, ns, ref)
+	if err != nil {
+		return failed(agentv1beta1.ReasonImageCreationError, "Failed to create image: "+err.Error()), nil
+	}
+	if m := s.discoveryMirrors(own); m != nil {
+		s.discoveryMirror.Store(id, m)
+	} else {
+		s.discoveryMirror.Delete(id)
+	}
 	if _, err := s.discoveryImage(id); err != nil {
 		return failed(agentv1beta1.ReasonImageCreationError, "Failed to create image: "+err.Error()), err
 	}

@@ -38,6 +38,15 @@ type Options struct {
 	// HeartbeatTimeout is how long without contact disconnects a host.
 	// Default 3m, as upstream.
 	HeartbeatTimeout time.Duration
+	// MirrorRegistry is the hub's mirror registry configuration, what
+	// AgentServiceConfig.spec.mirrorRegistryRef names: release images are
+	// read through its digest mirrors, and discovery images of InfraEnvs
+	// without a mirrorRegistryRef of their own get it.
+	MirrorRegistry *MirrorRegistry
+	// NoRouteTo are loopback addresses the hub cannot reach (a
+	// disconnected hub's view of the public registry). The service never
+	// reaches off loopback either way.
+	NoRouteTo []string
 	// Logger. Default discard.
 	Logger logr.Logger
 }

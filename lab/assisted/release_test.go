@@ -33,8 +33,8 @@ func TestReleaseVersion(t *testing.T) {
 		// fails, whatever the tag or name says.
 		{name: "cluster-a", image: byDigest, want: "4.17.3"},
 		{name: "cluster-b", image: reg.Host() + "/ocp/release:4.17.3-x86_64", want: "4.17.3"},
-		{name: "openshift-v4.16.2", image: reg.Host() + "/ocp/missing@sha256:" + strings.Repeat("0", 64), wantErr: "cannot be read"},
-		{name: "openshift-v4.99.0", image: reg.Host() + "/ocp/release:4.99.0-x86_64", wantErr: "cannot be read"},
+		{name: "openshift-v4.16.2", image: reg.Host() + "/ocp/missing@sha256:" + strings.Repeat("0", 64), wantErr: "failed to get release image"},
+		{name: "openshift-v4.99.0", image: reg.Host() + "/ocp/release:4.99.0-x86_64", wantErr: "failed to get release image"},
 	}
 	s := &Service{}
 	for _, c := range cases {

@@ -2,9 +2,11 @@ package assisted
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -14,22 +16,28 @@ import (
 var versionRE = regexp.MustCompile(`(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)`)
 
 // releaseVersion is the OpenShift version of a ClusterImageSet's release.
-// A release in a registry on loopback (the lab's) is read from it, tag or
-// digest alike, as assisted-service reads every release image with `oc adm
-// release info`: one the registry does not have is an error the
-// AgentClusterInstall reports, and no install starts. The lab reaches no
-// other registry (its traffic stays on loopback), so a release named
-// elsewhere is known by its tag (ocp-release:4.17.3-x86_64), else by the
-// ClusterImageSet's name.
+// A release in a registry on loopback (the lab's), or any release when the
+// hub has mirrors, is read as assisted-service reads every release image
+// with `oc adm release info`: through the hub's digest mirrors (an IDMS
+// file), a tag from its own registry. One that cannot be read is the
+// error upstream's ClusterDeployments controller reports, and no install
+// starts. The lab reaches no registry off loopback (dialRegistry), so a
+// release named elsewhere without mirrors is known by its tag
+// (ocp-release:4.17.3-x86_64), else by the ClusterImageSet's name.
 func (s *Service) releaseVersion(ctx context.Context, is *hivev1.ClusterImageSet) (string, error) {
 	image := is.Spec.ReleaseImage
-	if onLoopback(image) {
-		info, err := s.releases.Resolve(ctx, image, nil, nil)
-		switch {
-		case err != nil:
-			return "", fmt.Errorf("ClusterImageSet %s: release image %s cannot be read: %v", is.Name, image, err)
-		case info.Version == "":
-			return "", fmt.Errorf("ClusterImageSet %s: release image %s names no OpenShift version in its release metadata", is.Name, image)
+	mirrored := s.opts.MirrorRegistry.configured()
+	if onLoopback(image) || mirrored {
+		regs, err := s.opts.MirrorRegistry.registries()
+		if err != nil {
+			return "", fmt.Errorf("the hub's mirror registry configuration: %w", err)
+		}
+		info, err := s.releases.Resolve(ctx, image, regs, nil)
+		if err == nil && info.Version == "" {
+			err = errors.New("its release metadata names no OpenShift version")
+		}
+		if err != nil {
+			return "", &releaseReadError{image: image, imageSet: is.Name, hint: tagHint(image, mirrored), err: err}
 		}
 		return info.Version, nil
 	}
@@ -40,6 +48,49 @@ func (s *Service) releaseVersion(ctx context.Context, is *hivev1.ClusterImageSet
 		return m, nil
 	}
 	return "", fmt.Errorf("cannot tell the OpenShift version of release image %q: the lab reads release images from its own registry only, so the tag or the ClusterImageSet name must carry the version", image)
+}
+
+// releaseReadError is upstream's failure to get a release image: a
+// backend error of the AgentClusterInstall, retried.
+type releaseReadError struct {
+	image, imageSet, hint string
+	err                   error
+}
+
+func (e *releaseReadError) Error() string {
+	return fmt.Sprintf("failed to get release image '%s'. Please ensure the releaseImage field in ClusterImageSet '%s' is valid, %s (error: %v).",
+		e.image, e.imageSet, e.hint, e.err)
+}
+
+func (e *releaseReadError) Unwrap() error { return e.err }
+
+// tagHint is what assisted-service adds when a release it could not read
+// is named by tag on a hub with mirrors (MGMT-17194): mirrors serve pulls
+// by digest.
+func tagHint(image string, mirrored bool) string {
+	tag := tagOf(image)
+	if !mirrored || tag == "" {
+		return ""
+	}
+	return fmt.Sprintf("Release image %q uses a tag (%q), this is usually unsupported in combination with mirror registries, try providing a digest-based image instead", image, tag)
+}
+
+// dialRegistry connects to registries on loopback only, and not to those
+// the hub has no route to.
+func (s *Service) dialRegistry(ctx context.Context, network, address string) (net.Conn, error) {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return nil, err
+	}
+	ip := net.ParseIP(host)
+	if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return nil, fmt.Errorf("dial %s %s: the lab reaches no registry off loopback", network, address)
+	}
+	if slices.Contains(s.opts.NoRouteTo, host) {
+		return nil, fmt.Errorf("dial %s %s: connect: no route to host (the hub is disconnected)", network, address)
+	}
+	var d net.Dialer
+	return d.DialContext(ctx, network, address)
 }
 
 // onLoopback says whether image is in a registry on a loopback address.

@@ -42,7 +42,10 @@ type Service struct {
 	// ironic agent (the PreprovisioningImage controller adds it);
 	// published, the discovery config of each InfraEnv's last image.
 	ironicAgent sync.Map // string -> bool
-	published   sync.Map // string -> agentapi.DiscoveryConfig
+	// discoveryMirror holds the mirror registry each InfraEnv's (by id)
+	// discovery image gets, if any.
+	discoveryMirror sync.Map // string -> *MirrorRegistry
+	published       sync.Map // string -> agentapi.DiscoveryConfig
 
 	// spokeClients caches an admin client per workload cluster.
 	spokeClients sync.Map // ClusterKey -> client.Client
@@ -68,7 +71,9 @@ func New(opts Options) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listen for the agent API: %w", err)
 	}
-	return &Service{opts: opts, tokens: t, registry: newRegistry(), events: newEventLog(), listener: l}, nil
+	s := &Service{opts: opts, tokens: t, registry: newRegistry(), events: newEventLog(), listener: l}
+	s.releases.Dial = s.dialRegistry
+	return s, nil
 }
 
 // Port is where the agent API and the images are served on loopback.

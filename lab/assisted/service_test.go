@@ -215,8 +215,8 @@ func clusterAt(t *testing.T, h *hub, ns string, masters int, releaseImage string
 
 // TestReleaseMissingFromTheRegistry: a ClusterImageSet naming a release
 // the lab's registry does not have (its tag says 4.17.3) leaves the
-// AgentClusterInstall with SpecSynced=False, InputError, naming the
-// image, and no install state.
+// AgentClusterInstall with SpecSynced=False, upstream's BackendError
+// naming the image and the ClusterImageSet, and no install state.
 func TestReleaseMissingFromTheRegistry(t *testing.T) {
 	h := startHub(t)
 	reg := releasetest.Start()
@@ -230,8 +230,9 @@ func TestReleaseMissingFromTheRegistry(t *testing.T) {
 			return false
 		}
 		c := aciCondition(aci, hiveextv1beta1.ConditionSpecSynced)
-		return c != nil && c.Status == corev1.ConditionFalse && c.Reason == "InputError" &&
-			strings.Contains(c.Message, missing) && strings.Contains(c.Message, "cannot be read") && aci.Status.DebugInfo.State == ""
+		return c != nil && c.Status == corev1.ConditionFalse && c.Reason == "BackendError" &&
+			strings.HasPrefix(c.Message, "The Spec could not be synced due to backend error: failed to get release image '"+missing+"'. Please ensure the releaseImage field in ClusterImageSet 'openshift-v4.17.3-"+ns+"' is valid,  (error: ") &&
+			aci.Status.DebugInfo.State == ""
 	})
 }
 

@@ -46,12 +46,12 @@ type Mirrored struct {
 }
 
 // Mirror copies releases from their source into a mirror registry as
-// oc-mirror lays them out: components first, then the release image, each
+// oc-mirror lays them out, over plain HTTP: components first, then the release image, each
 // by digest and then tagged. Digests are kept, so the release's
 // image-references, which name the components in the source, resolve
 // through the mirror.
 func Mirror(ctx context.Context, in MirrorInput) ([]Mirrored, error) {
-	images, err := name.NewRepository(in.Registry + "/" + MirrorReleaseImagesPath)
+	images, err := name.NewRepository(in.Registry+"/"+MirrorReleaseImagesPath, name.Insecure)
 	if err != nil {
 		return nil, fmt.Errorf("mirror registry %q: %w", in.Registry, err)
 	}
@@ -89,7 +89,7 @@ func mirror(p Pushed, images, components name.Repository, opts []remote.Option) 
 // copyByDigest copies the image src (by digest) into repo by the same
 // digest, and tags it.
 func copyByDigest(src string, repo name.Repository, tag string, opts []remote.Option) (name.Digest, error) {
-	from, err := name.NewDigest(src)
+	from, err := name.NewDigest(src, name.Insecure)
 	if err != nil {
 		return name.Digest{}, fmt.Errorf("source %q: %w", src, err)
 	}

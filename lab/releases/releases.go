@@ -78,17 +78,18 @@ type PushInput struct {
 	Options []remote.Option
 }
 
-// Push builds each release and its components and pushes them into
+// Push builds each release and its components and pushes them, over
+// plain HTTP as the lab's registries speak it, into
 // Repository: components by digest, then the release by digest, then its
 // tag. A release already there is pushed again to the same digests.
 func Push(ctx context.Context, in PushInput) ([]Pushed, error) {
-	repo, err := name.NewRepository(in.Repository)
+	repo, err := name.NewRepository(in.Repository, name.Insecure)
 	if err != nil {
 		return nil, fmt.Errorf("release repository %q: %w", in.Repository, err)
 	}
 	components := repo
 	if in.ComponentRepository != "" {
-		if components, err = name.NewRepository(in.ComponentRepository); err != nil {
+		if components, err = name.NewRepository(in.ComponentRepository, name.Insecure); err != nil {
 			return nil, fmt.Errorf("component repository %q: %w", in.ComponentRepository, err)
 		}
 	}

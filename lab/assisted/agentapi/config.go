@@ -30,7 +30,20 @@ type DiscoveryConfig struct {
 	// there instead of rebooting, as the installer does when it finds
 	// ironic-agent.service.
 	IronicAgent bool `json:"ironicAgent,omitempty"`
+	// RegistriesConf and RegistryCA are the mirror registry
+	// configuration the discovery ignition writes to
+	// RegistriesConfPath and RegistryCAPath: the InfraEnv's
+	// mirrorRegistryRef, else the hub's.
+	RegistriesConf string `json:"registriesConf,omitempty"`
+	RegistryCA     string `json:"registryCA,omitempty"`
 }
+
+// Where a discovery host's mirror registry configuration goes, as
+// assisted-service's discovery ignition writes it.
+const (
+	RegistriesConfPath = "/etc/containers/registries.conf"
+	RegistryCAPath     = "/etc/pki/ca-trust/source/anchors/domain.crt"
+)
 
 // InstallArgs are the arguments of a StepInstall.
 type InstallArgs struct {
