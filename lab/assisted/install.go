@@ -158,6 +158,10 @@ func (s *Service) prepare(ctx context.Context, in *install) (ctrl.Result, error)
 		setACICondition(in.aci, hiveextv1beta1.ConditionLastInstallationPreparationFailed, true, "Error", "Preparing the cluster failed: "+err.Error())
 		return ctrl.Result{RequeueAfter: installRecheck}, nil
 	}
+	if err := s.applyInstallManifests(ctx, in); err != nil {
+		setACICondition(in.aci, hiveextv1beta1.ConditionLastInstallationPreparationFailed, true, "Error", "Preparing the cluster failed: "+err.Error())
+		return ctrl.Result{RequeueAfter: installRecheck}, nil
+	}
 	setACICondition(in.aci, hiveextv1beta1.ConditionLastInstallationPreparationFailed, false, "Success", "The last installation preparation succeeded")
 	bootstrap := true
 	for i := range in.agents {

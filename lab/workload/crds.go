@@ -6,7 +6,8 @@ import (
 )
 
 // ConfigAPI is the part of OpenShift's config.openshift.io API a workload
-// cluster carries (ClusterVersion, ClusterOperator and Infrastructure),
+// cluster carries (ClusterVersion, ClusterOperator, Infrastructure, and
+// the image configuration and mirror sets an install may bring),
 // read from the openshift/api module as the Default feature set ships it.
 func ConfigAPI() crds.Set {
 	const dir = "config/v1/zz_generated.crd-manifests/"
@@ -17,6 +18,9 @@ func ConfigAPI() crds.Set {
 			dir + "0000_00_cluster-version-operator_01_clusterversions-Default.crd.yaml",
 			dir + "0000_00_cluster-version-operator_01_clusteroperators.crd.yaml",
 			dir + "0000_10_config-operator_01_infrastructures-Default.crd.yaml",
+			dir + "0000_10_config-operator_01_images-Default.crd.yaml",
+			dir + "0000_10_config-operator_01_imagedigestmirrorsets.crd.yaml",
+			dir + "0000_10_config-operator_01_imagetagmirrorsets.crd.yaml",
 		},
 	}
 }
