@@ -79,7 +79,11 @@ func (s *Service) infraEnvImage(ctx context.Context, ie *agentv1beta1.InfraEnv) 
 	if err != nil {
 		return failed(agentv1beta1.ReasonImageCreationError, "Failed to create image: "+err.Error()), nil
 	}
-	if m := s.discoveryMirrors(own); m != nil {
+	m, err := s.discoveryMirrors(ctx, own)
+	if err != nil {
+		return failed(agentv1beta1.ReasonImageCreationError, "Failed to create image: "+err.Error()), err
+	}
+	if m != nil {
 		s.discoveryMirror.Store(id, m)
 	} else {
 		s.discoveryMirror.Delete(id)

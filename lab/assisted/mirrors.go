@@ -6,9 +6,11 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/paritylab/paritylab/providers/controlplane/release"
+	agentv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
 	hiveextv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/hiveextensions/v1beta1"
 )
 
@@ -101,16 +103,44 @@ func validateMirrors(conf string) error {
 	return errors.New("failed to find any image mirrors in registry.conf")
 }
 
+// hubMirrors is the hub's mirror registry: the ConfigMap
+// AgentServiceConfig "agent" names (spec.mirrorRegistryRef) in the
+// operator's namespace; nil when there is none or it configures no
+// registry.
+func (s *Service) hubMirrors(ctx context.Context) (*MirrorRegistry, error) {
+	asc := &agentv1beta1.AgentServiceConfig{}
+	err := s.client.Get(ctx, client.ObjectKey{Name: agentv1beta1.AgentServiceConfigName}, asc)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("get AgentServiceConfig: %w", err)
+	case asc.Spec.MirrorRegistryRef == nil:
+		return nil, nil
+	}
+	name := asc.Spec.MirrorRegistryRef.Name
+	cm := &corev1.ConfigMap{}
+	if err := s.client.Get(ctx, client.ObjectKey{Namespace: s.opts.Namespace, Name: name}, cm); err != nil {
+		return nil, fmt.Errorf("the AgentServiceConfig's mirror registry ConfigMap: %w", err)
+	}
+	conf, ok := cm.Data[RegistriesConfKey]
+	if !ok {
+		return nil, fmt.Errorf("Mirror registry configmap %s missing key %s", name, RegistriesConfKey)
+	}
+	m := &MirrorRegistry{RegistriesConf: conf, CABundle: cm.Data[MirrorCAKey]}
+	if !m.configured() {
+		return nil, nil
+	}
+	return m, nil
+}
+
 // discoveryMirrors is what an InfraEnv's discovery image gets: its own
 // mirror registry, else the hub's; never the cluster's.
-func (s *Service) discoveryMirrors(own *MirrorRegistry) *MirrorRegistry {
+func (s *Service) discoveryMirrors(ctx context.Context, own *MirrorRegistry) (*MirrorRegistry, error) {
 	if own != nil {
-		return own
+		return own, nil
 	}
-	if s.opts.MirrorRegistry.configured() {
-		return s.opts.MirrorRegistry
-	}
-	return nil
+	return s.hubMirrors(ctx)
 }
 
 // installMirrors are the mirrors an install-config gets: the
@@ -123,8 +153,5 @@ func (s *Service) installMirrors(ctx context.Context, aci *hiveextv1beta1.AgentC
 		}
 		return s.mirrorRegistryOf(ctx, ns, r.Name)
 	}
-	if s.opts.MirrorRegistry.configured() {
-		return s.opts.MirrorRegistry, nil
-	}
-	return nil, nil
+	return s.hubMirrors(ctx)
 }

@@ -77,8 +77,8 @@ func (d *disconnectedSite) sourceRequests(t *testing.T) int {
 // registry answers nothing.
 func TestHubMirrors(t *testing.T) {
 	site := newDisconnectedSite(t)
-	h := startHubWithOptions(t, Options{Spokes: noSpokes{},
-		MirrorRegistry: &MirrorRegistry{RegistriesConf: site.conf}, NoRouteTo: []string{ports.Unrouted}})
+	h := startHubWithOptions(t, Options{Spokes: noSpokes{}, NoRouteTo: []string{ports.Unrouted}})
+	h.setHubMirrors(t, map[string]string{RegistriesConfKey: site.conf})
 	before := site.sourceRequests(t)
 
 	byDigest := h.namespace(t)
@@ -110,7 +110,8 @@ func TestHubMirrors(t *testing.T) {
 func TestDiscoveryMirrors(t *testing.T) {
 	const hubConf = "[[registry]]\nlocation = \"quay.io/openshift-release-dev/ocp-release\"\n[[registry.mirror]]\nlocation = \"127.0.0.1:5000/openshift/release-images\"\n"
 	const ownConf = "[[registry]]\nlocation = \"quay.io/openshift-release-dev\"\n[[registry.mirror]]\nlocation = \"127.0.0.1:5001/site\"\n"
-	h := startHubWithOptions(t, Options{Spokes: noSpokes{}, MirrorRegistry: &MirrorRegistry{RegistriesConf: hubConf, CABundle: "hub CA"}})
+	h := startHub(t)
+	h.setHubMirrors(t, map[string]string{RegistriesConfKey: hubConf, MirrorCAKey: "hub CA"})
 	ctx := context.Background()
 
 	hubs := h.infraEnv(t, h.namespace(t), nil)
@@ -145,6 +146,23 @@ func TestDiscoveryMirrors(t *testing.T) {
 		return c != nil && c.Status == corev1.ConditionFalse && c.Reason == agentv1beta1.ReasonImageCreationError &&
 			strings.Contains(c.Message, "ConfigMap "+ns+"/broken does not contain registries.conf key")
 	})
+}
+
+// setHubMirrors gives the hub a mirror registry as the infrastructure
+// operator's user does: a ConfigMap in its namespace, named by the
+// AgentServiceConfig.
+func (h *hub) setHubMirrors(t *testing.T, data map[string]string) {
+	t.Helper()
+	ctx := context.Background()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "multicluster-engine"}}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "mirror-registry-config", Namespace: ns.Name}, Data: data}
+	asc := &agentv1beta1.AgentServiceConfig{ObjectMeta: metav1.ObjectMeta{Name: agentv1beta1.AgentServiceConfigName},
+		Spec: agentv1beta1.AgentServiceConfigSpec{MirrorRegistryRef: &corev1.LocalObjectReference{Name: cm.Name}}}
+	for _, o := range []client.Object{ns, cm, asc} {
+		if err := h.c.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func (h *hub) aci(t *testing.T, ns string) *hiveextv1beta1.AgentClusterInstall {

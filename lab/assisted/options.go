@@ -38,11 +38,10 @@ type Options struct {
 	// HeartbeatTimeout is how long without contact disconnects a host.
 	// Default 3m, as upstream.
 	HeartbeatTimeout time.Duration
-	// MirrorRegistry is the hub's mirror registry configuration, what
-	// AgentServiceConfig.spec.mirrorRegistryRef names: release images are
-	// read through its digest mirrors, and discovery images of InfraEnvs
-	// without a mirrorRegistryRef of their own get it.
-	MirrorRegistry *MirrorRegistry
+	// Namespace is the infrastructure operator's, where the
+	// AgentServiceConfig's mirror registry ConfigMap is. Default
+	// multicluster-engine.
+	Namespace string
 	// NoRouteTo are loopback addresses the hub cannot reach (a
 	// disconnected hub's view of the public registry). The service never
 	// reaches off loopback either way.
@@ -63,6 +62,9 @@ func (o *Options) defaults() error {
 	if o.Requirements == nil {
 		r := DefaultRequirements()
 		o.Requirements = &r
+	}
+	if o.Namespace == "" {
+		o.Namespace = "multicluster-engine"
 	}
 	if o.ImageCooldown == 0 {
 		o.ImageCooldown = 60 * time.Second

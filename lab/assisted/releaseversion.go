@@ -26,9 +26,13 @@ var versionRE = regexp.MustCompile(`(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)`)
 // (ocp-release:4.17.3-x86_64), else by the ClusterImageSet's name.
 func (s *Service) releaseVersion(ctx context.Context, is *hivev1.ClusterImageSet) (string, error) {
 	image := is.Spec.ReleaseImage
-	mirrored := s.opts.MirrorRegistry.configured()
+	hub, err := s.hubMirrors(ctx)
+	if err != nil {
+		return "", err
+	}
+	mirrored := hub != nil
 	if onLoopback(image) || mirrored {
-		regs, err := s.opts.MirrorRegistry.registries()
+		regs, err := hub.registries()
 		if err != nil {
 			return "", fmt.Errorf("the hub's mirror registry configuration: %w", err)
 		}
