@@ -21,6 +21,7 @@ import (
 	"github.com/paritylab/paritylab/lab/controllers"
 	"github.com/paritylab/paritylab/lab/hub"
 	"github.com/paritylab/paritylab/lab/logs"
+	"github.com/paritylab/paritylab/lab/ports"
 	"github.com/paritylab/paritylab/lab/process"
 	"github.com/paritylab/paritylab/lab/registry"
 	"github.com/paritylab/paritylab/lab/releases"
@@ -59,6 +60,7 @@ type Lab struct {
 	capm3       *capm3.Manager
 	registry    *registry.Registry
 	releases    []releases.Pushed
+	site        *mirrorSite
 
 	done []step // steps that ran, for undo
 }
@@ -92,6 +94,7 @@ func (l *Lab) steps() []step {
 	steps := []step{
 		{name: "Recording the run", do: l.record, undo: l.unrecord},
 		{name: l.registryStepName(), do: l.startRegistry, undo: l.stopRegistry},
+		{name: "Starting a disconnected site's registries (the source, on " + ports.Unrouted + ", and its oc-mirror mirror)", do: l.startMirrorSite, undo: l.stopMirrorSite},
 		{name: "Starting the hub (etcd, kube-apiserver, kube-controller-manager)", do: l.startHub, undo: l.stopHub},
 		{name: "Installing CRDs, starting Cluster API controllers and webhooks", do: l.startControllers, undo: l.stopControllers},
 		{name: "Starting CAPM3 " + binaries.CAPM3Version + " (upstream manager, its CRDs and webhooks)", do: l.startCAPM3, undo: l.stopCAPM3},

@@ -13,6 +13,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
+	"github.com/paritylab/paritylab/lab/ports"
+	"github.com/paritylab/paritylab/lab/process"
 	"github.com/paritylab/paritylab/lab/releases"
 )
 
@@ -74,6 +76,19 @@ func TestUpStatusDown(t *testing.T) {
 		t.Fatalf("a version the registry lacks: %v, want an error listing the versions it has", err)
 	}
 	registryProcess := l.registry.Identity()
+	site := l.MirrorSite()
+	if site == nil || !strings.HasPrefix(site.SourceHost, ports.Unrouted+":") || !strings.HasPrefix(site.MirrorHost, ports.Loopback+":") {
+		t.Fatalf("mirror site %+v: want the source on %s and the mirror on %s", site, ports.Unrouted, ports.Loopback)
+	}
+	if len(site.Mirrored) != len(releases.Lab) {
+		t.Fatalf("mirrored %d releases, want %d", len(site.Mirrored), len(releases.Lab))
+	}
+	if r, err := name.ParseReference(site.Mirrored[0].Image); err != nil {
+		t.Fatal(err)
+	} else if _, err := remote.Head(r); err != nil {
+		t.Fatalf("the mirror does not serve %s: %v", site.Mirrored[0].Image, err)
+	}
+	siteProcesses := []*process.Identity{l.site.source.Identity(), l.site.mirror.Identity()}
 
 	if _, err := Up(ctx, Options{StateDir: stateDir}); err == nil {
 		t.Fatal("a second Up on the same state dir must fail while the first runs")
@@ -88,9 +103,16 @@ func TestUpStatusDown(t *testing.T) {
 	if registryProcess.Alive() {
 		t.Fatal("the registry still runs after Down")
 	}
-	if c, err := net.DialTimeout("tcp", st.Registry, time.Second); err == nil {
-		c.Close()
-		t.Fatalf("%s still accepts connections after Down", st.Registry)
+	for _, host := range []string{st.Registry, site.SourceHost, site.MirrorHost} {
+		if c, err := net.DialTimeout("tcp", host, time.Second); err == nil {
+			c.Close()
+			t.Fatalf("%s still accepts connections after Down", host)
+		}
+	}
+	for _, p := range siteProcesses {
+		if p.Alive() {
+			t.Fatalf("the site's registry %d still runs after Down", p.PID)
+		}
 	}
 	if err := l.Down(ctx); err != nil {
 		t.Fatalf("second Down: %v", err)

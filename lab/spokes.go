@@ -98,7 +98,7 @@ func (s *spokes) Create(ctx context.Context, key assisted.ClusterKey, version st
 		Name: name, Dir: filepath.Join(s.stateDir, "spokes", name), LogDir: spokeLogDir(s.logDir, key),
 		Release: s.release(version), Tracker: s.tracker,
 		// The operator retrieves an update's payload from its registry.
-		Payloads: &release.Remote{},
+		Payloads: &release.Remote{Dial: hubDial},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start workload cluster %s: %w", key, err)

@@ -26,7 +26,10 @@ import (
 	"github.com/paritylab/paritylab/lab/images"
 	"github.com/paritylab/paritylab/lab/logs"
 	"github.com/paritylab/paritylab/lab/metal3"
+	"github.com/paritylab/paritylab/lab/ports"
 	"github.com/paritylab/paritylab/lab/process"
+	"github.com/paritylab/paritylab/providers/controlplane"
+	"github.com/paritylab/paritylab/providers/controlplane/release"
 	agentv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
 )
 
@@ -166,7 +169,8 @@ func (l *Lab) hubComponents(ctx context.Context) ([]controllers.Component, error
 	// operator builds PreprovisioningImages, InfraEnv hosts' images come
 	// from assisted-service and run its deploy step, other hosts' from
 	// the image-customization controller.
-	svc, err := assisted.New(assisted.Options{Images: store, Agent: agent, Spokes: l.spokes, ConvergedFlow: true, Logger: l.opts.Logger.WithName("assisted")})
+	svc, err := assisted.New(assisted.Options{Images: store, Agent: agent, Spokes: l.spokes, ConvergedFlow: true,
+		NoRouteTo: []string{ports.Unrouted}, Logger: l.opts.Logger.WithName("assisted")})
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +195,8 @@ func (l *Lab) hubComponents(ctx context.Context) ([]controllers.Component, error
 			Schemes:       []func(*runtime.Scheme) error{machinev1beta1.Install, capm3.AddToScheme},
 		},
 	}
-	return append(components, agentproviders.New(agentproviders.Options{})...), nil
+	providers := agentproviders.Options{ControlPlane: controlplane.Options{Releases: &release.Remote{Dial: hubDial}}}
+	return append(components, agentproviders.New(providers)...), nil
 }
 
 // assistedDeployStep runs the deploy steps of assisted-service's images
