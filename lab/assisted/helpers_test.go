@@ -105,6 +105,13 @@ func (h *hub) namespace(t *testing.T) string {
 // infraEnv creates a pull secret and an InfraEnv and waits for its image.
 func (h *hub) infraEnv(t *testing.T, ns string, clusterRef *agentv1beta1.ClusterReference) *agentv1beta1.InfraEnv {
 	t.Helper()
+	return h.infraEnvWith(t, ns, func(ie *agentv1beta1.InfraEnv) { ie.Spec.ClusterRef = clusterRef })
+}
+
+// infraEnvWith makes a pull secret and the InfraEnv "site" of ns, changed
+// by change, and waits for its image.
+func (h *hub) infraEnvWith(t *testing.T, ns string, change func(*agentv1beta1.InfraEnv)) *agentv1beta1.InfraEnv {
+	t.Helper()
 	ctx := context.Background()
 	ps := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "pull-secret", Namespace: ns},
 		StringData: map[string]string{".dockerconfigjson": `{"auths":{}}`}, Type: corev1.SecretTypeDockerConfigJson}
@@ -112,7 +119,8 @@ func (h *hub) infraEnv(t *testing.T, ns string, clusterRef *agentv1beta1.Cluster
 		t.Fatal(err)
 	}
 	ie := &agentv1beta1.InfraEnv{ObjectMeta: metav1.ObjectMeta{Name: "site", Namespace: ns},
-		Spec: agentv1beta1.InfraEnvSpec{PullSecretRef: &corev1.LocalObjectReference{Name: "pull-secret"}, ClusterRef: clusterRef}}
+		Spec: agentv1beta1.InfraEnvSpec{PullSecretRef: &corev1.LocalObjectReference{Name: "pull-secret"}}}
+	change(ie)
 	if err := h.c.Create(ctx, ie); err != nil {
 		t.Fatal(err)
 	}

@@ -173,26 +173,12 @@ func (h *hub) aci(t *testing.T, ns string) *hiveextv1beta1.AgentClusterInstall {
 }
 
 // infraEnvWithMirrors is an InfraEnv "site" of ns naming the mirror
-// registry ConfigMap name; it shares the pull secret infraEnv makes.
+// registry ConfigMap name.
 func (h *hub) infraEnvWithMirrors(t *testing.T, ns, name string) *agentv1beta1.InfraEnv {
 	t.Helper()
-	ctx := context.Background()
-	ps := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "pull-secret", Namespace: ns},
-		StringData: map[string]string{".dockerconfigjson": `{"auths":{}}`}, Type: corev1.SecretTypeDockerConfigJson}
-	if err := h.c.Create(ctx, ps); err != nil {
-		t.Fatal(err)
-	}
-	ie := &agentv1beta1.InfraEnv{ObjectMeta: metav1.ObjectMeta{Name: "site", Namespace: ns},
-		Spec: agentv1beta1.InfraEnvSpec{PullSecretRef: &corev1.LocalObjectReference{Name: "pull-secret"},
-			MirrorRegistryRef: &agentv1beta1.MirrorRegistryConfigMapReference{Name: name, Namespace: ns}}}
-	if err := h.c.Create(ctx, ie); err != nil {
-		t.Fatal(err)
-	}
-	h.eventually(t, "InfraEnv image", func() bool {
-		_ = h.c.Get(ctx, client.ObjectKeyFromObject(ie), ie)
-		return ie.Status.ISODownloadURL != ""
+	return h.infraEnvWith(t, ns, func(ie *agentv1beta1.InfraEnv) {
+		ie.Spec.MirrorRegistryRef = &agentv1beta1.MirrorRegistryConfigMapReference{Name: name, Namespace: ns}
 	})
-	return ie
 }
 
 // discoveryFiles are the files the InfraEnv's discovery ignition, as
