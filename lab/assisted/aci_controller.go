@@ -126,7 +126,11 @@ func (s *Service) loadInstall(ctx context.Context, aci *hiveextv1beta1.AgentClus
 	if err := s.client.Get(ctx, client.ObjectKey{Name: aci.Spec.ImageSetRef.Name}, imageSet); err != nil {
 		return nil, fmt.Errorf("ClusterImageSet %s: %v", aci.Spec.ImageSetRef.Name, err)
 	}
-	version, err := s.releaseVersion(ctx, imageSet)
+	hub, err := s.hubMirrors(ctx)
+	if err != nil {
+		return nil, err
+	}
+	version, err := s.releaseVersion(ctx, imageSet, hub)
 	if err != nil {
 		return nil, err
 	}

@@ -39,7 +39,7 @@ func TestReleaseVersion(t *testing.T) {
 	s := &Service{}
 	for _, c := range cases {
 		is := &hivev1.ClusterImageSet{ObjectMeta: metav1.ObjectMeta{Name: c.name}, Spec: hivev1.ClusterImageSetSpec{ReleaseImage: c.image}}
-		got, err := s.releaseVersion(context.Background(), is)
+		got, err := s.releaseVersion(context.Background(), is, nil)
 		if c.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
 				t.Errorf("%s: err = %v, want %q", c.name, err, c.wantErr)

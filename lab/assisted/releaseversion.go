@@ -24,12 +24,10 @@ var versionRE = regexp.MustCompile(`(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)`)
 // starts. The lab reaches no registry off loopback (dialRegistry), so a
 // release named elsewhere without mirrors is known by its tag
 // (ocp-release:4.17.3-x86_64), else by the ClusterImageSet's name.
-func (s *Service) releaseVersion(ctx context.Context, is *hivev1.ClusterImageSet) (string, error) {
+//
+// hub is the hub's mirror registry (hubMirrors), nil for none.
+func (s *Service) releaseVersion(ctx context.Context, is *hivev1.ClusterImageSet, hub *MirrorRegistry) (string, error) {
 	image := is.Spec.ReleaseImage
-	hub, err := s.hubMirrors(ctx)
-	if err != nil {
-		return "", err
-	}
 	mirrored := hub != nil
 	if onLoopback(image) || mirrored {
 		regs, err := hub.registries()
