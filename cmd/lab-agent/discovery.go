@@ -22,6 +22,8 @@ type discovery struct {
 	cfg    agentapi.DiscoveryConfig
 	client *client
 	hostID string
+	// serviceHost is where the guest reaches the host's services.
+	serviceHost string
 }
 
 func runDiscovery(ctx context.Context, sys *system, cfg agentapi.DiscoveryConfig) error {
@@ -29,9 +31,12 @@ func runDiscovery(ctx context.Context, sys *system, cfg agentapi.DiscoveryConfig
 	if err != nil {
 		return err
 	}
-	d := &discovery{sys: sys, cfg: cfg, client: newClient(host, cfg.ServicePort, cfg.Token), hostID: sys.hostID()}
+	d := &discovery{sys: sys, cfg: cfg, client: newClient(host, cfg.ServicePort, cfg.Token), hostID: sys.hostID(), serviceHost: host}
 	if d.hostID == "" {
 		return errors.New("no SMBIOS system UUID to register with")
+	}
+	if err := sys.writeMirrorConfig(cfg); err != nil {
+		return err
 	}
 	if err := d.register(ctx); err != nil {
 		return err

@@ -14,8 +14,8 @@ import (
 	agentv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
 )
 
-// install writes the node image to the install disk (what coreos-installer
-// does), puts the node config after it, and reboots into it, unless the
+// install pulls the images the installer pulls, writes the node image to
+// the install disk (what coreos-installer does), puts the node config after it, and reboots into it, unless the
 // ironic agent booted the host: then this agent stops there, the deploy
 // step returns, and the ironic agent powers the host off in band (its
 // power_off command, which Ironic sends after the step) for Ironic to
@@ -28,6 +28,10 @@ func (d *discovery) install(ctx context.Context, args agentapi.InstallArgs) erro
 	}
 	stage(agentv1beta1.HostStageStartingInstallation, args.Role)
 	stage(agentv1beta1.HostStageInstalling, args.Role)
+	if err := d.pullImages(ctx, args.Pulls); err != nil {
+		stage(agentv1beta1.HostStageFailed, err.Error())
+		return err
+	}
 	if err := d.writeImage(ctx, args, func(pct int) {
 		stage(agentv1beta1.HostStageWritingImageToDisk, fmt.Sprintf("%d%%", pct))
 	}); err != nil {

@@ -53,7 +53,7 @@ func (s *Service) aciForCD(ctx context.Context, obj client.Object) []reconcile.R
 type install struct {
 	aci     *hiveextv1beta1.AgentClusterInstall
 	cd      *hivev1.ClusterDeployment
-	version string
+	release clusterRelease
 	agents  []agentv1beta1.Agent
 	// mirrors are the install-config's mirrors: the AgentClusterInstall's
 	// mirrorRegistryRef, else the hub's; nil for none.
@@ -130,7 +130,7 @@ func (s *Service) loadInstall(ctx context.Context, aci *hiveextv1beta1.AgentClus
 	if err != nil {
 		return nil, err
 	}
-	version, err := s.releaseVersion(ctx, imageSet, hub)
+	rel, err := s.releaseVersion(ctx, imageSet, hub)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +143,7 @@ func (s *Service) loadInstall(ctx context.Context, aci *hiveextv1beta1.AgentClus
 		return nil, err
 	}
 	sort.Slice(agents, func(i, j int) bool { return hostname(&agents[i]) < hostname(&agents[j]) })
-	return &install{aci: aci, cd: cd, version: version, agents: agents, mirrors: mirrors}, nil
+	return &install{aci: aci, cd: cd, release: rel, agents: agents, mirrors: mirrors}, nil
 }
 
 // setACICondition sets a hive install condition to True or False.

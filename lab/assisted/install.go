@@ -153,7 +153,7 @@ func assignRole(st *agentv1beta1.AgentStatus, role agentv1beta1.HostRole) {
 
 // prepare creates the workload cluster and starts every host's install.
 func (s *Service) prepare(ctx context.Context, in *install) (ctrl.Result, error) {
-	spoke, err := s.opts.Spokes.Create(ctx, in.key(), in.version)
+	spoke, err := s.opts.Spokes.Create(ctx, in.key(), in.release.Version)
 	if err != nil {
 		setACICondition(in.aci, hiveextv1beta1.ConditionLastInstallationPreparationFailed, true, "Error", "Preparing the cluster failed: "+err.Error())
 		return ctrl.Result{RequeueAfter: installRecheck}, nil
@@ -194,7 +194,7 @@ func (s *Service) startInstall(ctx context.Context, in *install, a *agentv1beta1
 	if installStates[fresh.Status.DebugInfo.State] {
 		return nil
 	}
-	args, err := s.installArgs(ctx, a, spoke, bootstrap)
+	args, err := s.installArgs(ctx, in, a, spoke, bootstrap)
 	if err != nil {
 		return err
 	}
@@ -224,7 +224,7 @@ func (s *Service) startInstall(ctx context.Context, in *install, a *agentv1beta1
 }
 
 // installArgs tells a host what to install and how its node joins.
-func (s *Service) installArgs(ctx context.Context, a *agentv1beta1.Agent, spoke Spoke, bootstrap bool) (agentapi.InstallArgs, error) {
+func (s *Service) installArgs(ctx context.Context, in *install, a *agentv1beta1.Agent, spoke Spoke, bootstrap bool) (agentapi.InstallArgs, error) {
 	img, err := s.ensureNodeImage()
 	if err != nil {
 		return agentapi.InstallArgs{}, err
@@ -247,6 +247,7 @@ func (s *Service) installArgs(ctx context.Context, a *agentv1beta1.Agent, spoke 
 		InstallationDisk: installDisk(a).Path,
 		ImagePath:        agentapi.BasePath + "/infra-envs/" + ieID + "/downloads/node-image",
 		ImageSHA256:      img.sha256,
+		Pulls:            in.release.Pulls,
 		Node: agentapi.NodeConfig{
 			Name: name, ProviderID: kubelet.ProviderID,
 			Labels: labels, APIPort: spoke.APIPort(), TLSServerName: spoke.TLSServerName(),

@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,59 +14,11 @@ import (
 	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
 	"github.com/paritylab/paritylab/lab/assisted/agentapi"
 	"github.com/paritylab/paritylab/lab/ports"
-	labregistry "github.com/paritylab/paritylab/lab/registry"
 	"github.com/paritylab/paritylab/lab/releases"
+	"github.com/paritylab/paritylab/lab/releases/releasestest"
 	agentv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
 	hiveextv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/hiveextensions/v1beta1"
 )
-
-// disconnectedSite is a source registry the hub has no route to, holding
-// the lab's first release as quay.io would, and its oc-mirror mirror.
-type disconnectedSite struct {
-	source, mirror *labregistry.Registry
-	release        releases.Pushed
-	conf           string
-}
-
-func newDisconnectedSite(t *testing.T) *disconnectedSite {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	start := func(name, address string) *labregistry.Registry {
-		dir := t.TempDir()
-		r, err := labregistry.Start(ctx, labregistry.Options{Name: name, Address: address, Dir: filepath.Join(dir, "data"), LogDir: dir})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = r.Stop() })
-		return r
-	}
-	site := &disconnectedSite{source: start("source", ports.Unrouted), mirror: start("mirror", ports.Loopback)}
-	pushed, err := releases.Push(ctx, releases.PushInput{
-		Repository:          site.source.Host() + "/" + releases.SourceReleasePath,
-		ComponentRepository: site.source.Host() + "/" + releases.SourceComponentsPath,
-		Releases:            releases.Lab[:1],
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := releases.Mirror(ctx, releases.MirrorInput{Releases: pushed, Registry: site.mirror.Host()}); err != nil {
-		t.Fatal(err)
-	}
-	site.release = pushed[0]
-	site.conf = releases.RegistriesConf(releases.OCMirrorSets(site.source.Host(), site.mirror.Host()))
-	return site
-}
-
-// sourceRequests is how many requests the source registry answered.
-func (d *disconnectedSite) sourceRequests(t *testing.T) int {
-	t.Helper()
-	got, err := labregistry.Requests(d.source.LogPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return len(got)
-}
 
 // TestHubMirrors: on a hub whose mirror registry configuration lists the
 // site's mirrors and which has no route to the source, a release named by
@@ -76,13 +26,13 @@ func (d *disconnectedSite) sourceRequests(t *testing.T) int {
 // tag fails as upstream's does, with its hint about tags; and the source
 // registry answers nothing.
 func TestHubMirrors(t *testing.T) {
-	site := newDisconnectedSite(t)
+	site := releasestest.DisconnectedSite(t, releases.Lab[:1])
 	h := startHubWithOptions(t, Options{Spokes: noSpokes{}, NoRouteTo: []string{ports.Unrouted}})
-	h.setHubMirrors(t, map[string]string{RegistriesConfKey: site.conf})
-	before := site.sourceRequests(t)
+	h.setHubMirrors(t, map[string]string{RegistriesConfKey: site.RegistriesConf})
+	before := len(releasestest.Requests(t, site.Source))
 
 	byDigest := h.namespace(t)
-	clusterAt(t, h, byDigest, 1, site.release.Image)
+	clusterAt(t, h, byDigest, 1, site.Published[0].Image)
 	h.eventually(t, "the install at the release read through the mirror", func() bool {
 		aci := h.aci(t, byDigest)
 		c := aciCondition(aci, hiveextv1beta1.ConditionSpecSynced)
@@ -90,16 +40,16 @@ func TestHubMirrors(t *testing.T) {
 	})
 
 	byTag := h.namespace(t)
-	clusterAt(t, h, byTag, 1, site.release.Tag)
+	clusterAt(t, h, byTag, 1, site.Published[0].Tag)
 	h.eventually(t, "SpecSynced=False, a backend error with the hint about tags", func() bool {
 		aci := h.aci(t, byTag)
 		c := aciCondition(aci, hiveextv1beta1.ConditionSpecSynced)
 		return c != nil && c.Status == corev1.ConditionFalse && c.Reason == "BackendError" &&
-			strings.HasPrefix(c.Message, "The Spec could not be synced due to backend error: failed to get release image '"+site.release.Tag+"'.") &&
+			strings.HasPrefix(c.Message, "The Spec could not be synced due to backend error: failed to get release image '"+site.Published[0].Tag+"'.") &&
 			strings.Contains(c.Message, `uses a tag ("4.21.0-x86_64"), this is usually unsupported in combination with mirror registries`) &&
 			strings.Contains(c.Message, "no route to host") && aci.Status.DebugInfo.State == ""
 	})
-	if n := site.sourceRequests(t); n != before {
+	if n := len(releasestest.Requests(t, site.Source)); n != before {
 		t.Errorf("the source registry answered %d requests from the hub", n-before)
 	}
 }

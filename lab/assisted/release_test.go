@@ -2,12 +2,16 @@ package assisted
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/paritylab/paritylab/lab/ports"
+	"github.com/paritylab/paritylab/lab/releases"
+	"github.com/paritylab/paritylab/lab/releases/releasestest"
 	"github.com/paritylab/paritylab/providers/controlplane/release/releasetest"
 )
 
@@ -46,8 +50,37 @@ func TestReleaseVersion(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || got != c.want {
+		if err != nil || got.Version != c.want {
 			t.Errorf("%s: releaseVersion = %q, %v; want %q", c.name, got, err, c.want)
 		}
+	}
+}
+
+// TestReleasePulls: what a host pulls to install a release are the
+// release image and its installer image as the release names them, in
+// its source, whatever mirror the service read the release from; a
+// release the lab does not read gives the hosts nothing to pull.
+func TestReleasePulls(t *testing.T) {
+	site := releasestest.DisconnectedSite(t, releases.Lab[:1])
+	s := &Service{opts: Options{NoRouteTo: []string{ports.Unrouted}}}
+	s.releases.Dial = s.dialRegistry
+	hub := &MirrorRegistry{RegistriesConf: site.RegistriesConf}
+	rel := site.Published[0]
+	is := &hivev1.ClusterImageSet{ObjectMeta: metav1.ObjectMeta{Name: "site"}, Spec: hivev1.ClusterImageSetSpec{ReleaseImage: rel.Image}}
+	before := len(releasestest.Requests(t, site.Source))
+	got, err := s.releaseVersion(context.Background(), is, hub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{rel.Image, rel.Components["installer"]}; got.Version != rel.Version || !slices.Equal(got.Pulls, want) {
+		t.Errorf("release %+v, want version %s and pulls %q", got, rel.Version, want)
+	}
+	if n := len(releasestest.Requests(t, site.Source)); n != before {
+		t.Errorf("the source registry answered %d requests from the service", n-before)
+	}
+
+	is.Spec.ReleaseImage = "quay.io/openshift-release-dev/ocp-release:4.21.0-x86_64"
+	if got, err := s.releaseVersion(context.Background(), is, nil); err != nil || got.Version != "4.21.0" || got.Pulls != nil {
+		t.Errorf("a release the lab does not read: %+v, %v; want 4.21.0 and no pulls", got, err)
 	}
 }

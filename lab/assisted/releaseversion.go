@@ -15,6 +15,20 @@ import (
 
 var versionRE = regexp.MustCompile(`(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)`)
 
+// clusterRelease is what the service knows of a cluster's release.
+type clusterRelease struct {
+	// Version is the OpenShift version.
+	Version string
+	// Pulls are the images a host pulls to install the release (the
+	// release image, as the ClusterImageSet names it, and the release's
+	// installer image); none for a release the service could not read.
+	Pulls []string
+}
+
+// installerComponent is the release component the assisted installer runs
+// on a host, and so pulls there.
+const installerComponent = "installer"
+
 // releaseVersion is the OpenShift version of a ClusterImageSet's release.
 // A release in a registry on loopback (the lab's), or any release when the
 // hub has mirrors, is read as assisted-service reads every release image
@@ -26,30 +40,34 @@ var versionRE = regexp.MustCompile(`(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)`)
 // (ocp-release:4.17.3-x86_64), else by the ClusterImageSet's name.
 //
 // hub is the hub's mirror registry (hubMirrors), nil for none.
-func (s *Service) releaseVersion(ctx context.Context, is *hivev1.ClusterImageSet, hub *MirrorRegistry) (string, error) {
+func (s *Service) releaseVersion(ctx context.Context, is *hivev1.ClusterImageSet, hub *MirrorRegistry) (clusterRelease, error) {
 	image := is.Spec.ReleaseImage
 	mirrored := hub != nil
 	if onLoopback(image) || mirrored {
 		regs, err := hub.registries()
 		if err != nil {
-			return "", fmt.Errorf("the hub's mirror registry configuration: %w", err)
+			return clusterRelease{}, fmt.Errorf("the hub's mirror registry configuration: %w", err)
 		}
 		info, err := s.releases.Resolve(ctx, image, regs, nil)
 		if err == nil && info.Version == "" {
 			err = errors.New("its release metadata names no OpenShift version")
 		}
 		if err != nil {
-			return "", &releaseReadError{image: image, imageSet: is.Name, hint: tagHint(image, mirrored), err: err}
+			return clusterRelease{}, &releaseReadError{image: image, imageSet: is.Name, hint: tagHint(image, mirrored), err: err}
 		}
-		return info.Version, nil
+		rel := clusterRelease{Version: info.Version, Pulls: []string{image}}
+		if c := info.Components[installerComponent]; c != "" {
+			rel.Pulls = append(rel.Pulls, c)
+		}
+		return rel, nil
 	}
 	if m := versionRE.FindString(trimArch(tagOf(image))); m != "" {
-		return m, nil
+		return clusterRelease{Version: m}, nil
 	}
 	if m := versionRE.FindString(trimArch(is.Name)); m != "" {
-		return m, nil
+		return clusterRelease{Version: m}, nil
 	}
-	return "", fmt.Errorf("cannot tell the OpenShift version of release image %q: the lab reads release images from its own registry only, so the tag or the ClusterImageSet name must carry the version", image)
+	return clusterRelease{}, fmt.Errorf("cannot tell the OpenShift version of release image %q: the lab reads release images from its own registry only, so the tag or the ClusterImageSet name must carry the version", image)
 }
 
 // releaseReadError is upstream's failure to get a release image: a

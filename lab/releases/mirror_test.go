@@ -2,35 +2,17 @@ package releases_test
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
 	"github.com/paritylab/paritylab/lab/registry"
 	"github.com/paritylab/paritylab/lab/releases"
+	"github.com/paritylab/paritylab/lab/releases/releasestest"
 	"github.com/paritylab/paritylab/providers/controlplane/release"
 )
-
-func startRegistry(t *testing.T, name string) *registry.Registry {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	tmp := t.TempDir()
-	reg, err := registry.Start(ctx, registry.Options{Name: name, Dir: filepath.Join(tmp, "data"), LogDir: tmp})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := reg.Stop(); err != nil {
-			t.Error(err)
-		}
-	})
-	return reg
-}
 
 // TestMirrorAsOcMirror publishes two releases in a source registry laid
 // out as quay.io, mirrors them as oc-mirror does, and reads them through
@@ -39,7 +21,7 @@ func startRegistry(t *testing.T, name string) *registry.Registry {
 // source.
 func TestMirrorAsOcMirror(t *testing.T) {
 	ctx := context.Background()
-	source, mirror := startRegistry(t, "source"), startRegistry(t, "mirror")
+	source, mirror := releasestest.Registry(t, "source", ""), releasestest.Registry(t, "mirror", "")
 	pushed, err := releases.Push(ctx, releases.PushInput{
 		Repository:          source.Host() + "/" + releases.SourceReleasePath,
 		ComponentRepository: source.Host() + "/" + releases.SourceComponentsPath,
@@ -78,7 +60,7 @@ func TestMirrorAsOcMirror(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the providers cannot parse %s: %v", conf, err)
 	}
-	sourceBefore := requests(t, source)
+	sourceBefore := releasestest.Requests(t, source)
 
 	info, err := (&release.Remote{}).Resolve(ctx, pushed[1].Image, regs, nil)
 	if err != nil {
@@ -87,11 +69,11 @@ func TestMirrorAsOcMirror(t *testing.T) {
 	if info.Image != pushed[1].Image || info.Version != "4.21.1" || info.KubernetesVersion != "v1.34.5" {
 		t.Errorf("through the mirror: %+v, want %s named in the source", info, pushed[1].Image)
 	}
-	if got := requests(t, source); len(got) != len(sourceBefore) {
+	if got := releasestest.Requests(t, source); len(got) != len(sourceBefore) {
 		t.Errorf("the source registry answered %+v for a pull by digest", got[len(sourceBefore):])
 	}
 	var fromMirror bool
-	for _, r := range requests(t, mirror) {
+	for _, r := range releasestest.Requests(t, mirror) {
 		fromMirror = fromMirror || (r.Kind == "manifest" && r.Repository == "openshift/release-images" && r.ByDigest() && r.Status == 200)
 	}
 	if !fromMirror {
@@ -102,7 +84,7 @@ func TestMirrorAsOcMirror(t *testing.T) {
 		t.Fatalf("by tag from the source: %v", err)
 	}
 	var byTag []registry.Request
-	for _, r := range requests(t, source)[len(sourceBefore):] {
+	for _, r := range releasestest.Requests(t, source)[len(sourceBefore):] {
 		if r.Pull() {
 			byTag = append(byTag, r)
 		}
@@ -122,13 +104,4 @@ func head(t *testing.T, ref string, want bool) {
 	if (err == nil) != want {
 		t.Errorf("HEAD %s: %v, want found=%v", ref, err, want)
 	}
-}
-
-func requests(t *testing.T, reg *registry.Registry) []registry.Request {
-	t.Helper()
-	got, err := registry.Requests(reg.LogPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return got
 }

@@ -54,6 +54,11 @@ type InstallArgs struct {
 	// ImagePath is the node image on the service (GET, same token).
 	ImagePath   string `json:"image_path"`
 	ImageSHA256 string `json:"image_sha256"`
+	// Pulls are the images the host pulls before it writes the disk,
+	// through its registries.conf, as the installer pulls the release
+	// image and its own image from it: by digest, named as the release
+	// names them. Empty when the service could not read the release.
+	Pulls []string `json:"pulls,omitempty"`
 	// Node is written next to the image for the installed node to read.
 	Node NodeConfig `json:"node"`
 }

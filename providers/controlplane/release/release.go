@@ -49,6 +49,9 @@ type Info struct {
 	// KubernetesVersion is the Kubernetes version it ships, with a v
 	// prefix, e.g. v1.30.5.
 	KubernetesVersion string
+	// Components are the payload's images by name (image-references'
+	// tags), as the release names them: in its source repositories.
+	Components map[string]string
 }
 
 // Resolver reads release images.
@@ -174,11 +177,12 @@ func resolveFrom(ctx context.Context, ref name.Reference, src source, transport 
 	if err != nil {
 		return Info{}, err
 	}
-	version, kube, err := parseImageReferences(refs)
+	info, err := parseImageReferences(refs)
 	if err != nil {
 		return Info{}, err
 	}
-	return Info{Image: ref.Context().Digest(desc.Digest.String()).String(), Version: version, KubernetesVersion: kube}, nil
+	info.Image = ref.Context().Digest(desc.Digest.String()).String()
+	return info, nil
 }
 
 func transportFor(regs *Registries, dial func(ctx context.Context, network, address string) (net.Conn, error)) (http.RoundTripper, error) {
@@ -237,10 +241,10 @@ func readFile(rc io.ReadCloser, path string) ([]byte, error) {
 
 var kubeVersion = regexp.MustCompile(`(?:^|,)kubernetes=v?([0-9]+\.[0-9]+\.[0-9]+[^,]*)`)
 
-// parseImageReferences reads the release version (the image stream's name)
-// and the Kubernetes version (the io.openshift.build.versions annotation
-// of its tags, hyperkube's first).
-func parseImageReferences(raw []byte) (string, string, error) {
+// parseImageReferences reads the release version (the image stream's name),
+// the Kubernetes version (the io.openshift.build.versions annotation of
+// its tags, hyperkube's first) and the component images.
+func parseImageReferences(raw []byte) (Info, error) {
 	var is struct {
 		Metadata struct {
 			Name string `json:"name"`
@@ -249,27 +253,35 @@ func parseImageReferences(raw []byte) (string, string, error) {
 			Tags []struct {
 				Name        string            `json:"name"`
 				Annotations map[string]string `json:"annotations"`
+				From        struct {
+					Name string `json:"name"`
+				} `json:"from"`
 			} `json:"tags"`
 		} `json:"spec"`
 	}
 	if err := json.Unmarshal(raw, &is); err != nil {
-		return "", "", fmt.Errorf("decode %s: %w", ImageReferencesPath, err)
+		return Info{}, fmt.Errorf("decode %s: %w", ImageReferencesPath, err)
 	}
-	var found string
+	info := Info{Version: is.Metadata.Name, Components: map[string]string{}}
+	var first string
 	for _, t := range is.Spec.Tags {
+		if t.From.Name != "" {
+			info.Components[t.Name] = t.From.Name
+		}
 		m := kubeVersion.FindStringSubmatch(t.Annotations["io.openshift.build.versions"])
-		if m == nil {
-			continue
-		}
-		if t.Name == "hyperkube" {
-			return is.Metadata.Name, "v" + m[1], nil
-		}
-		if found == "" {
-			found = "v" + m[1]
+		switch {
+		case m == nil:
+		case t.Name == "hyperkube":
+			info.KubernetesVersion = "v" + m[1]
+		case first == "":
+			first = "v" + m[1]
 		}
 	}
-	if found == "" {
-		return "", "", fmt.Errorf("%s names no kubernetes version (io.openshift.build.versions)", ImageReferencesPath)
+	if info.KubernetesVersion == "" {
+		info.KubernetesVersion = first
 	}
-	return is.Metadata.Name, found, nil
+	if info.KubernetesVersion == "" {
+		return Info{}, fmt.Errorf("%s names no kubernetes version (io.openshift.build.versions)", ImageReferencesPath)
+	}
+	return info, nil
 }

@@ -123,6 +123,8 @@ pull-from-mirror = "tag-only"
 				return
 			}
 			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(got.Components).To(HaveKeyWithValue("hyperkube", HavePrefix("quay.example/ocp@sha256:")), "components as image-references names them")
+			got.Components = nil
 			g.Expect(got).To(Equal(tc.want))
 		})
 	}
