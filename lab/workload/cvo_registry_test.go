@@ -2,6 +2,8 @@ package workload
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/paritylab/paritylab/lab/ports"
 	"github.com/paritylab/paritylab/lab/releases"
 	"github.com/paritylab/paritylab/lab/releases/releasestest"
 	"github.com/paritylab/paritylab/lab/workload/cvo"
@@ -199,5 +202,63 @@ func setOperatorAvailable(t *testing.T, cl client.Client, co *configv1.ClusterOp
 		Reason: "Rollout", Message: "the network daemon set is rolling out", LastTransitionTime: metav1.Now()}}
 	if err := cl.Status().Update(context.Background(), co); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestClusterVersionOperatorReadsThroughTheNodesMirrors: an update to a
+// release named in a disconnected site's source, which the cluster has no
+// route to, fails to retrieve until the cluster has an
+// ImageDigestMirrorSet for it; then the payload comes from the mirror on
+// the next try, the history keeps the source's digest, and the source
+// answers nothing.
+func TestClusterVersionOperatorReadsThroughTheNodesMirrors(t *testing.T) {
+	site := releasestest.DisconnectedSite(t, releases.Lab[:2])
+	installed, next := site.Published[0], site.Published[1]
+	c := startCluster(t, Options{
+		Name:            "cvo-mirrors",
+		Release:         configv1.Release{Version: installed.Version, Image: installed.Image},
+		Payloads:        &release.Remote{Dial: refuseDial(ports.Unrouted)},
+		UpgradeDuration: 2 * time.Second,
+	})
+	w := watchClusterVersion(t, c)
+	before := len(releasestest.Requests(t, site.Source))
+
+	gen := setDesiredUpdate(t, c, configv1.Update{Image: next.Image})
+	cv := w.until(t, "the update observed", func(cv *configv1.ClusterVersion) bool { return cv.Status.ObservedGeneration == gen })
+	wantCondition(t, cv, cvo.ConditionReleaseAccepted, configv1.ConditionFalse, "no route to host")
+	wantUnchanged(t, cv)
+
+	idms := &configv1.ImageDigestMirrorSet{ObjectMeta: metav1.ObjectMeta{Name: "image-digest-mirror"}}
+	for _, set := range releases.OCMirrorSets(site.Source.Host(), site.Mirror.Host()) {
+		m := configv1.ImageDigestMirrors{Source: set.Source}
+		for _, l := range set.Mirrors {
+			if !l.TagOnly {
+				m.Mirrors = append(m.Mirrors, configv1.ImageMirror(l.Location))
+			}
+		}
+		idms.Spec.ImageDigestMirrors = append(idms.Spec.ImageDigestMirrors, m)
+	}
+	if err := newClient(t, c.RESTConfig()).Create(context.Background(), idms); err != nil {
+		t.Fatal(err)
+	}
+	done := w.until(t, next.Version+" Completed through the mirror", func(cv *configv1.ClusterVersion) bool {
+		return len(cv.Status.History) > 0 && cv.Status.History[0].State == configv1.CompletedUpdate && cv.Status.History[0].Version == next.Version
+	})
+	if h := done.Status.History[0]; h.Image != next.Image || !h.Verified {
+		t.Errorf("history entry %+v, want the source's digest %s, verified", h, next.Image)
+	}
+	if n := len(releasestest.Requests(t, site.Source)); n != before {
+		t.Errorf("the source registry answered %d requests from the cluster", n-before)
+	}
+}
+
+// refuseDial refuses connections to host, as a network with no route.
+func refuseDial(host string) func(ctx context.Context, network, address string) (net.Conn, error) {
+	return func(ctx context.Context, network, address string) (net.Conn, error) {
+		if h, _, _ := net.SplitHostPort(address); h == host {
+			return nil, fmt.Errorf("dial %s %s: connect: no route to host", network, address)
+		}
+		var d net.Dialer
+		return d.DialContext(ctx, network, address)
 	}
 }

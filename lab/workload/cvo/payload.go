@@ -41,23 +41,24 @@ type payloads struct {
 // retries retrieval. The current release is read once, for the kubelet
 // its nodes run; a failure to read it is kept (the cluster runs it
 // anyway).
-func (p *payloads) fetch(ctx context.Context, cv *configv1.ClusterVersion) fetched {
+// Images are read through regs, the nodes' mirrors (nodeRegistries).
+func (p *payloads) fetch(ctx context.Context, cv *configv1.ClusterVersion, regs *release.Registries) fetched {
 	if p == nil || p.resolver == nil {
 		return nothingFetched
 	}
 	current := cv.Status.Desired.Image
 	if _, done := p.lookup(current); current != "" && !done {
-		p.retrieve(ctx, current)
+		p.retrieve(ctx, current, regs)
 	}
 	image := targetImage(cv)
 	if got, done := p.lookup(image); image != "" && image != current && (!done || got.err != nil) {
-		p.retrieve(ctx, image)
+		p.retrieve(ctx, image, regs)
 	}
 	return p.lookup
 }
 
-func (p *payloads) retrieve(ctx context.Context, image string) {
-	info, err := p.resolver.Resolve(ctx, image, nil, nil)
+func (p *payloads) retrieve(ctx context.Context, image string, regs *release.Registries) {
+	info, err := p.resolver.Resolve(ctx, image, regs, nil)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.read[image] = payload{version: info.Version, kubernetes: info.KubernetesVersion, err: err}

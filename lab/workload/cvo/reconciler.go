@@ -92,8 +92,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	regs, err := nodeRegistries(ctx, r.Client)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	before := cv.Status.DeepCopy()
-	read := r.fetcher().fetch(ctx, cv)
+	read := r.fetcher().fetch(ctx, cv, regs)
 	r.accept(cv, ops, r.now(), read)
 	waiting, err := rollOutNodes(ctx, r.Client, read.kubeletOf(cv.Status.Desired.Image))
 	if err != nil {
