@@ -44,6 +44,9 @@ type LabInfo struct {
 	// releases; Releases are the releases in it.
 	ReleaseRepository string            `json:"releaseRepository"`
 	Releases          []releases.Pushed `json:"releases"`
+	// MirrorSite is the lab's disconnected site: its source and mirror
+	// registries.
+	MirrorSite *lab.MirrorSite `json:"mirrorSite,omitempty"`
 }
 
 // Release is the lab registry's release of an OpenShift version.
@@ -94,7 +97,7 @@ func BringUp(ctx context.Context, in UpInput) ([]byte, error) {
 	}
 	broughtUp = l
 	info := LabInfo{RunID: l.RunID(), StateDir: stateDir, LogDir: logDir, Kubeconfig: l.KubeconfigPath(),
-		ReleaseRepository: l.ReleaseRepository(), Releases: l.Releases()}
+		ReleaseRepository: l.ReleaseRepository(), Releases: l.Releases(), MirrorSite: l.MirrorSite()}
 	if inv := l.Inventory(); inv != nil {
 		info.Accel = inv.Accel
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/paritylab/paritylab/scenarios/day1"
 	"github.com/paritylab/paritylab/scenarios/day2scale"
+	"github.com/paritylab/paritylab/scenarios/disconnected"
 	"github.com/paritylab/paritylab/scenarios/replacement"
 	"github.com/paritylab/paritylab/scenarios/upgrade"
 )
@@ -12,12 +13,14 @@ import (
 // suiteScenarios are the scenarios this suite runs; the known-divergence
 // registry must declare exactly these (an entry for a scenario that does
 // not exist explains nothing and would never go stale).
-var suiteScenarios = append(append([]string{day1.Name, day2scale.Name}, replacement.Names()...), upgrade.Name)
+var suiteScenarios = append(append([]string{day1.Name, day2scale.Name}, replacement.Names()...), upgrade.Name, disconnected.Name)
 
 // One Ordered container keeps the scenarios in the order they build on
 // each other (ginkgo shuffles top-level containers otherwise): day-2
 // scale, replacement and upgrade start from the clusters day-1 installed
-// (upgrade last: it moves them to other releases). ContinueOnFailure runs
+// (upgrade after them: it moves them to other releases). Disconnected
+// installs clusters of its own; it runs last because it configures the
+// hub's mirrors while it runs. ContinueOnFailure runs
 // every flow and diff even after one failed, so that the report shows
 // everything. Each scenario has its label for --label-filter.
 var _ = Describe("Parity", Ordered, ContinueOnFailure, func() {
@@ -37,5 +40,9 @@ var _ = Describe("Parity", Ordered, ContinueOnFailure, func() {
 
 	Describe("Upgrade", Label("upgrade"), func() {
 		upgrade.Spec(getInput)
+	})
+
+	Describe("Disconnected", Label("disconnected"), func() {
+		disconnected.Spec(getInput)
 	})
 })

@@ -21,6 +21,7 @@ import (
 	"github.com/paritylab/paritylab/scenarios"
 	"github.com/paritylab/paritylab/scenarios/day1"
 	"github.com/paritylab/paritylab/scenarios/day2scale"
+	"github.com/paritylab/paritylab/scenarios/disconnected"
 	"github.com/paritylab/paritylab/scenarios/replacement"
 	"github.com/paritylab/paritylab/scenarios/upgrade"
 )
@@ -38,8 +39,9 @@ func TestParity(t *testing.T) {
 
 // suiteHosts is how many lab hosts the scenarios claim in all: day-1
 // installs one cluster per flow, day-2 scale and replacement add worker
-// sets on hosts of their own, upgrade a day-2 worker per flow.
-const suiteHosts = day1.HostsNeeded + day2scale.HostsNeeded + replacement.HostsNeeded + upgrade.HostsNeeded
+// sets on hosts of their own, upgrade a day-2 worker per flow,
+// disconnected a cluster and a day-2 worker per flow.
+const suiteHosts = day1.HostsNeeded + day2scale.HostsNeeded + replacement.HostsNeeded + upgrade.HostsNeeded + disconnected.HostsNeeded
 
 // input is what every scenario gets; filled by SynchronizedBeforeSuite.
 var input scenarios.Input
