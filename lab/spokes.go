@@ -65,10 +65,17 @@ func newSpokes(stateDir, logDir string, tracker state.Tracker, deps machineAPIDe
 	return &spokes{stateDir: stateDir, logDir: logDir, tracker: tracker, machineAPI: deps, releases: rels, clusters: map[assisted.ClusterKey]*spoke{}}
 }
 
-// release is the lab registry's release of a version, by digest; a
-// version the registry lacks keeps workload's stand-in image, which
-// names an .invalid registry.
-func (s *spokes) release(version string) configv1.Release {
+// release is the release a cluster installs: the image its
+// ClusterImageSet names, when the assisted service read it (the
+// installer's ClusterVersion starts there, wherever that is: a site's
+// source, read through mirrors); else the lab registry's release of the
+// version, by digest; a version the registry lacks keeps workload's
+// stand-in image, which names an .invalid registry.
+func (s *spokes) release(rel configv1.Release) configv1.Release {
+	if rel.Image != "" {
+		return rel
+	}
+	version := rel.Version
 	if p, err := FindRelease(s.releases, version); err == nil {
 		return configv1.Release{Version: p.Version, Image: p.Image}
 	}
@@ -87,7 +94,7 @@ func SpokeAuditLog(logDir string, key assisted.ClusterKey) string {
 	return controlplane.AuditLogPath(spokeLogDir(logDir, key), spokeName(key))
 }
 
-func (s *spokes) Create(ctx context.Context, key assisted.ClusterKey, version string) (assisted.Spoke, error) {
+func (s *spokes) Create(ctx context.Context, key assisted.ClusterKey, rel configv1.Release) (assisted.Spoke, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if sp, ok := s.clusters[key]; ok {
@@ -96,7 +103,7 @@ func (s *spokes) Create(ctx context.Context, key assisted.ClusterKey, version st
 	name := spokeName(key)
 	c, err := workload.Start(ctx, workload.Options{
 		Name: name, Dir: filepath.Join(s.stateDir, "spokes", name), LogDir: spokeLogDir(s.logDir, key),
-		Release: s.release(version), Tracker: s.tracker,
+		Release: s.release(rel), Tracker: s.tracker,
 		// The operator retrieves an update's payload from its registry.
 		Payloads: &release.Remote{Dial: hubDial},
 	})

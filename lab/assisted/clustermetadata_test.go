@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	configv1 "github.com/openshift/api/config/v1"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -146,7 +147,7 @@ var fixedKubeconfig = []byte("apiVersion: v1\nkind: Config\nclusters: []\n")
 // fixed admin kubeconfig and starts a machine API that does nothing.
 type fixedSpokes struct{}
 
-func (fixedSpokes) Create(context.Context, ClusterKey, string) (Spoke, error) {
+func (fixedSpokes) Create(context.Context, ClusterKey, configv1.Release) (Spoke, error) {
 	return fixedSpoke{}, nil
 }
 func (fixedSpokes) Get(ClusterKey) Spoke                     { return fixedSpoke{} }

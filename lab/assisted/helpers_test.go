@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	configv1 "github.com/openshift/api/config/v1"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -30,7 +31,7 @@ import (
 // an install starts.
 type noSpokes struct{}
 
-func (noSpokes) Create(context.Context, ClusterKey, string) (Spoke, error) {
+func (noSpokes) Create(context.Context, ClusterKey, configv1.Release) (Spoke, error) {
 	return nil, errors.New("no workload clusters in this test")
 }
 func (noSpokes) Get(ClusterKey) Spoke                     { return nil }

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"strings"
 
+	configv1 "github.com/openshift/api/config/v1"
 	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -153,7 +154,7 @@ func assignRole(st *agentv1beta1.AgentStatus, role agentv1beta1.HostRole) {
 
 // prepare creates the workload cluster and starts every host's install.
 func (s *Service) prepare(ctx context.Context, in *install) (ctrl.Result, error) {
-	spoke, err := s.opts.Spokes.Create(ctx, in.key(), in.release.Version)
+	spoke, err := s.opts.Spokes.Create(ctx, in.key(), configv1.Release{Version: in.release.Version, Image: in.release.Image})
 	if err != nil {
 		setACICondition(in.aci, hiveextv1beta1.ConditionLastInstallationPreparationFailed, true, "Error", "Preparing the cluster failed: "+err.Error())
 		return ctrl.Result{RequeueAfter: installRecheck}, nil

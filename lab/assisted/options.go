@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-logr/logr"
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+	configv1 "github.com/openshift/api/config/v1"
 
 	"github.com/paritylab/paritylab/lab/images"
 )
@@ -81,8 +82,10 @@ func (o *Options) defaults() error {
 // Spokes creates and removes workload clusters.
 type Spokes interface {
 	// Create starts the workload cluster of a ClusterDeployment at an
-	// OpenShift version; creating one that exists returns it.
-	Create(ctx context.Context, key ClusterKey, version string) (Spoke, error)
+	// OpenShift release (its version, and its image as the
+	// ClusterImageSet names it, when known); creating one that exists
+	// returns it.
+	Create(ctx context.Context, key ClusterKey, release configv1.Release) (Spoke, error)
 	// Get returns a running workload cluster, or nil.
 	Get(key ClusterKey) Spoke
 	// Delete stops and removes one.

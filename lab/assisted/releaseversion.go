@@ -17,8 +17,10 @@ var versionRE = regexp.MustCompile(`(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)`)
 
 // clusterRelease is what the service knows of a cluster's release.
 type clusterRelease struct {
-	// Version is the OpenShift version.
-	Version string
+	// Version is the OpenShift version; Image the release image as the
+	// ClusterImageSet names it, for a release the service read (empty
+	// otherwise).
+	Version, Image string
 	// Pulls are the images a host pulls to install the release (the
 	// release image, as the ClusterImageSet names it, and the release's
 	// installer image); none for a release the service could not read.
@@ -55,7 +57,7 @@ func (s *Service) releaseVersion(ctx context.Context, is *hivev1.ClusterImageSet
 		if err != nil {
 			return clusterRelease{}, &releaseReadError{image: image, imageSet: is.Name, hint: tagHint(image, mirrored), err: err}
 		}
-		rel := clusterRelease{Version: info.Version, Pulls: []string{image}}
+		rel := clusterRelease{Version: info.Version, Image: image, Pulls: []string{image}}
 		if c := info.Components[installerComponent]; c != "" {
 			rel.Pulls = append(rel.Pulls, c)
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+	configv1 "github.com/openshift/api/config/v1"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	"github.com/openshift/hive/apis/hive/v1/agent"
 	corev1 "k8s.io/api/core/v1"
@@ -317,9 +318,11 @@ type spokeCall struct {
 	day2    Day2Host
 }
 
-func (r *recordingSpokes) Create(context.Context, ClusterKey, string) (Spoke, error) { return nil, nil }
-func (r *recordingSpokes) Get(key ClusterKey) Spoke                                  { return &recordingSpoke{r: r, key: key} }
-func (r *recordingSpokes) Delete(context.Context, ClusterKey) error                  { return nil }
+func (r *recordingSpokes) Create(context.Context, ClusterKey, configv1.Release) (Spoke, error) {
+	return nil, nil
+}
+func (r *recordingSpokes) Get(key ClusterKey) Spoke                 { return &recordingSpoke{r: r, key: key} }
+func (r *recordingSpokes) Delete(context.Context, ClusterKey) error { return nil }
 
 func (r *recordingSpokes) calls() []spokeCall {
 	r.mu.Lock()

@@ -97,11 +97,10 @@ func (s *capiSide) remove(ctx context.Context, site scenarios.CAPISite) {
 }
 
 // byTag: a CAPI user names a version, never an image; the provider reads
-// <repository>:<version>-x86_64 on the hub and must write the
-// ClusterImageSet by digest (ACM-33187). Seen on the flow's own install.
-func (s *capiSide) byTag(context.Context) string {
-	return "the version's tag is resolved on the hub; see day1.imageSet"
-}
+// the release by its tag (<repository>:<version>-x86_64) on the hub and
+// must write the ClusterImageSet by digest (ACM-33187). That shows on the
+// flow's own install (tagOutcome), so there is nothing to write here.
+func (s *capiSide) byTag(context.Context) string { return "" }
 
 func (s *capiSide) install(ctx context.Context) {
 	s.site = s.capiSite(ctx, "disconnected-capi", site(s.in).MirrorHost+"/"+releases.MirrorReleaseImagesPath, true)

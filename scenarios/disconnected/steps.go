@@ -3,6 +3,7 @@ package disconnected
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -32,7 +33,8 @@ type side interface {
 	// says how it did.
 	misconfigured(ctx context.Context) string
 	// byTag asks for the source's release by tag, as the flow's user
-	// can, on the hub with mirrors, and says what the flow made of it.
+	// can, on the hub with mirrors, and says what the flow made of it;
+	// empty when the flow's user cannot name a tag (tagOutcome).
 	byTag(ctx context.Context) string
 	// install writes the cluster's manifests and claims its hosts; the
 	// cluster's namespace is namespace() from then on.
@@ -90,6 +92,9 @@ func (st *steps) all(ctx context.Context) {
 	st.waitNodes(ctx, controlPlaneReplicas)
 	st.run.Reach(milestoneNodes)
 	st.facts["day1.imageSet"] = st.imageSet(ctx)
+	if st.facts["tag.outcome"] == "" {
+		st.facts["tag.outcome"] = st.tagOutcome(ctx)
+	}
 	st.facts["day1.history[0]"] = st.history(ctx)
 
 	By("adding a day-2 worker")
@@ -167,6 +172,18 @@ func (st *steps) imageSet(ctx context.Context) string {
 	cis := &hivev1.ClusterImageSet{}
 	Expect(st.in.Lab.Client().Get(ctx, client.ObjectKey{Name: st.side.imageSetName()}, cis)).To(Succeed())
 	return describeImage(st.in, cis.Spec.ReleaseImage)
+}
+
+// tagOutcome is what became of a release tag the flow read on the hub:
+// the ClusterImageSet it wrote names the release by digest, or by tag (the
+// ACM-33187 bug: a tag the mirrors do not serve to the hosts).
+func (st *steps) tagOutcome(ctx context.Context) string {
+	cis := &hivev1.ClusterImageSet{}
+	Expect(st.in.Lab.Client().Get(ctx, client.ObjectKey{Name: st.side.imageSetName()}, cis)).To(Succeed())
+	if strings.Contains(cis.Spec.ReleaseImage, "@sha256:") {
+		return "the release tag read on the hub; ClusterImageSet written by digest"
+	}
+	return "the release tag read on the hub; ClusterImageSet written by tag"
 }
 
 // history describes the newest entry of the spoke's ClusterVersion
