@@ -103,7 +103,7 @@ func TestRegistryDeclaresScenariosAndCatalogueStaysOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(reg.Scenarios(), ","); got != "day1,day2-scale,replacement-reboot,replacement-reboot-annotation,replacement-reboot-bmc-outage,replacement-stays-dead,replacement-short-circuit,replacement-owner-less,replacement-control-plane,replacement-control-plane-stays-dead,upgrade" {
+	if got := strings.Join(reg.Scenarios(), ","); got != "day1,day2-scale,replacement-reboot,replacement-reboot-annotation,replacement-reboot-bmc-outage,replacement-stays-dead,replacement-short-circuit,replacement-owner-less,replacement-control-plane,replacement-control-plane-stays-dead,upgrade,disconnected" {
 		t.Errorf("declared scenarios %q", got)
 	}
 	var pending Registry
