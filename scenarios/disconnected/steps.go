@@ -199,8 +199,9 @@ func (st *steps) history(ctx context.Context) string {
 }
 
 // recordFacts sets the flow's facts on the spoke's ClusterVersion, with
-// what the install left in the spoke and what the hosts pulled from the
-// mirror; nothing when the flow never reached its cluster.
+// what the discovery images carried, what the install left in the spoke
+// and what the hosts pulled from the mirror; nothing when the flow never
+// reached its cluster.
 func (st *steps) recordFacts(ctx context.Context) {
 	if st.spoke == nil {
 		return
@@ -216,6 +217,7 @@ func (st *steps) recordFacts(ctx context.Context) {
 	for k, v := range describeSpokeMirrors(ctx, st.in, st.spoke) {
 		facts[k] = v
 	}
+	facts["discovery.mirrors"] = discoveryMirrors(ctx, st.in, st.side.namespace())
 	facts["pulls.hosts"] = agentPulls(st.in, st.hostIDs(ctx))
 	facts["pulls.source"] = fmt.Sprintf("%d requests", len(sourceRequests(st.in))-st.sourceBefore)
 	for k, v := range facts {
