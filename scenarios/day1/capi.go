@@ -14,7 +14,6 @@ import (
 
 	"github.com/paritylab/paritylab/framework"
 	controlplanev1 "github.com/paritylab/paritylab/providers/controlplane/api/v1alpha3"
-	agentv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
 	"github.com/paritylab/paritylab/results"
 	"github.com/paritylab/paritylab/scenarios"
 )
@@ -141,17 +140,6 @@ func (f *capiFlow) finish(ctx context.Context, failed bool, why string) *results
 // waitControlPlaneAgents waits until the control-plane hosts' agents in
 // ns registered with role master and were approved.
 func waitControlPlaneAgents(ctx context.Context, in scenarios.Input, ns string) {
-	By(fmt.Sprintf("waiting for the %d control-plane hosts' agents to register and be approved", controlPlaneReplicas))
-	iv := interval(in, "wait-agents-registered")
-	Eventually(func(g Gomega) {
-		agents := &agentv1beta1.AgentList{}
-		g.Expect(in.Lab.Client().List(ctx, agents, client.InNamespace(ns))).To(Succeed())
-		n := 0
-		for _, a := range agents.Items {
-			if a.Spec.Role == agentv1beta1.HostRoleMaster && a.Spec.Approved {
-				n++
-			}
-		}
-		g.Expect(n).To(BeNumerically(">=", controlPlaneReplicas), "approved control-plane agents among %d", len(agents.Items))
-	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
+	scenarios.WaitControlPlaneAgents(ctx, scenarios.WaitAgentsInput{Hub: in.Lab.Client(), Namespace: ns, Count: controlPlaneReplicas,
+		Interval: interval(in, "wait-agents-registered")})
 }

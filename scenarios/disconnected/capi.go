@@ -9,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -32,10 +31,9 @@ const (
 // the user names the mirror's release repository there; imageRegistryRef
 // gives the cluster the site's mirrors after install.
 type capiSide struct {
-	in      scenarios.Input
-	run     *scenarios.Run
-	site    scenarios.CAPISite
-	newNode string
+	in   scenarios.Input
+	run  *scenarios.Run
+	site scenarios.CAPISite
 }
 
 // capiSite writes a CAPI site of the scenario in a new namespace, its
@@ -131,37 +129,8 @@ func (s *capiSide) kubeconfig(ctx context.Context) ([]byte, error) {
 }
 
 func (s *capiSide) addWorker(ctx context.Context, spoke client.Client) string {
-	hub := s.in.Lab.Client()
-	labels := map[string]string{scenarios.HostRoleLabel: scenarios.RoleWorker, scenarios.HostPoolLabel: day2Pool}
-	_, err := s.in.Hosts.Claim(ctx, framework.HostClaim{Namespace: s.site.Namespace, Name: "disconnected-day2-0", Labels: labels})
-	Expect(err).NotTo(HaveOccurred())
-	before := map[types.UID]bool{}
-	nodes := &corev1.NodeList{}
-	Expect(spoke.List(ctx, nodes)).To(Succeed())
-	for _, n := range nodes.Items {
-		before[n.UID] = true
-	}
-	name := s.site.Name + "-" + day2Pool
-	By("creating MachineDeployment " + name + " of 1 replica over the new host")
-	tmpl := s.site.WorkerTemplate(name, labels)
-	Expect(hub.Create(ctx, tmpl)).To(Succeed())
-	md := s.site.MachineDeployment(name, 1)
-	md.Spec.Template.Spec.InfrastructureRef.Name = tmpl.Name
-	Expect(hub.Create(ctx, md)).To(Succeed())
-	iv := interval(s.in, "wait-machines-running")
-	Eventually(func(g Gomega) {
-		list := &corev1.NodeList{}
-		g.Expect(spoke.List(ctx, list)).To(Succeed())
-		var fresh []string
-		for i := range list.Items {
-			if n := &list.Items[i]; !before[n.UID] && scenarios.NodeReady(n) {
-				fresh = append(fresh, n.Name)
-			}
-		}
-		g.Expect(fresh).To(HaveLen(1), "one new Ready Node")
-		s.newNode = fresh[0]
-	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
-	return s.newNode
+	return scenarios.AddCAPIDay2Worker(ctx, scenarios.CAPIDay2WorkerInput{Hosts: s.in.Hosts, Hub: s.in.Lab.Client(), Spoke: spoke,
+		Site: s.site, HostName: day2HostName, Pool: day2Pool, Interval: interval(s.in, "wait-machines-running")})
 }
 
 func (s *capiSide) update(ctx context.Context, _ client.Client) {

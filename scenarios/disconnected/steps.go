@@ -114,19 +114,8 @@ func (st *steps) all(ctx context.Context) {
 }
 
 func (st *steps) waitAgents(ctx context.Context) {
-	By(fmt.Sprintf("waiting for the %d control-plane hosts' agents to register and be approved", controlPlaneReplicas))
-	iv := interval(st.in, "wait-agents-registered")
-	Eventually(func(g Gomega) {
-		agents := &agentv1beta1.AgentList{}
-		g.Expect(st.in.Lab.Client().List(ctx, agents, client.InNamespace(st.side.namespace()))).To(Succeed())
-		n := 0
-		for _, a := range agents.Items {
-			if a.Spec.Role == agentv1beta1.HostRoleMaster && a.Spec.Approved {
-				n++
-			}
-		}
-		g.Expect(n).To(BeNumerically(">=", controlPlaneReplicas), "approved control-plane agents among %d", len(agents.Items))
-	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
+	scenarios.WaitControlPlaneAgents(ctx, scenarios.WaitAgentsInput{Hub: st.in.Lab.Client(), Namespace: st.side.namespace(),
+		Count: controlPlaneReplicas, Interval: interval(st.in, "wait-agents-registered")})
 }
 
 func (st *steps) waitKubeconfig(ctx context.Context) {

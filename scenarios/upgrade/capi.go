@@ -6,7 +6,6 @@ import (
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -136,48 +135,9 @@ func (s *capiSide) imageSetName() string { return s.base.Namespace + "-" + s.bas
 // addWorker: a MachineDeployment of one replica over a new host of its
 // own pool (a worker joins a CAPI cluster only as a Machine).
 func (s *capiSide) addWorker(ctx context.Context, ready func()) string {
-	labels := map[string]string{scenarios.HostRoleLabel: scenarios.RoleWorker, scenarios.HostPoolLabel: day2Pool}
-	_, err := s.in.Hosts.Claim(ctx, framework.HostClaim{Namespace: s.base.Namespace, Name: day2HostName, Labels: labels})
-	Expect(err).NotTo(HaveOccurred())
-	before := map[types.UID]bool{}
-	nodes := &corev1.NodeList{}
-	Expect(s.base.Workload.List(ctx, nodes)).To(Succeed())
-	for _, n := range nodes.Items {
-		before[n.UID] = true
-	}
-	name := s.base.Site.Name + "-" + day2Pool
-	By("creating MachineDeployment " + name + " of 1 replica over the new host")
-	tmpl := s.base.Site.WorkerTemplate(name, labels)
-	Expect(s.hub.Create(ctx, tmpl)).To(Succeed())
-	md := s.base.Site.MachineDeployment(name, 1)
-	md.Spec.Template.Spec.InfrastructureRef.Name = tmpl.Name
-	Expect(s.hub.Create(ctx, md)).To(Succeed())
-
-	By("waiting for the new worker's Node to be Ready")
-	iv := interval(s.in, "wait-machines-running")
-	Eventually(func(g Gomega) {
-		list := &corev1.NodeList{}
-		g.Expect(s.base.Workload.List(ctx, list)).To(Succeed())
-		var fresh []string
-		for i := range list.Items {
-			if n := &list.Items[i]; !before[n.UID] && scenarios.NodeReady(n) {
-				fresh = append(fresh, n.Name)
-			}
-		}
-		g.Expect(fresh).To(HaveLen(1), "one new Ready Node")
-		s.newNode = fresh[0]
-	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
-	ready()
-	By("waiting for its Machine to be Running")
-	Eventually(func(g Gomega) {
-		list := &clusterv1.MachineList{}
-		g.Expect(s.hub.List(ctx, list, client.InNamespace(s.base.Namespace),
-			client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: name})).To(Succeed())
-		g.Expect(list.Items).To(HaveLen(1))
-		g.Expect(list.Items[0].Status.Phase).To(Equal(string(clusterv1.MachinePhaseRunning)))
-		g.Expect(list.Items[0].Status.NodeRef.Name).To(Equal(s.newNode))
-	}).WithContext(ctx).WithTimeout(iv.Timeout).WithPolling(iv.Polling).Should(Succeed())
-	return s.newNode
+	return scenarios.AddCAPIDay2Worker(ctx, scenarios.CAPIDay2WorkerInput{Hosts: s.in.Hosts, Hub: s.hub, Spoke: s.base.Workload,
+		Site: *s.base.Site, HostName: day2HostName, Pool: day2Pool, Interval: interval(s.in, "wait-machines-running"),
+		Ready: func(node string) { s.newNode = node; ready() }})
 }
 
 func (s *capiSide) finish(ctx context.Context, failed bool, why string) *results.Observation {
