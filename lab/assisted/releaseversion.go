@@ -31,8 +31,9 @@ type clusterRelease struct {
 // on a host, and so pulls there.
 const installerComponent = "installer"
 
-// releaseVersion is the OpenShift version of a ClusterImageSet's release.
-// A release in a registry on loopback (the lab's), or any release when the
+// releaseVersion is what the service knows of a ClusterImageSet's release:
+// its OpenShift version and, for a release it read, the image and what the
+// hosts pull to install it. A release in a registry on loopback (the lab's), or any release when the
 // hub has mirrors, is read as assisted-service reads every release image
 // with `oc adm release info`: through the hub's digest mirrors (an IDMS
 // file), a tag from its own registry. One that cannot be read is the
