@@ -64,7 +64,6 @@ type steps struct {
 	facts    map[string]string
 	spoke    client.Client
 	spokeCfg *rest.Config
-	worker   string
 	// sourceBefore is how many requests the source had answered before
 	// the flow began.
 	sourceBefore int
@@ -98,7 +97,7 @@ func (st *steps) all(ctx context.Context) {
 	st.facts["day1.history[0]"] = st.history(ctx)
 
 	By("adding a day-2 worker")
-	st.worker = st.side.addWorker(ctx, st.spoke)
+	st.side.addWorker(ctx, st.spoke)
 	st.run.Reach(milestoneWorker)
 
 	By("updating the cluster to " + updateVersion)
