@@ -23,8 +23,17 @@ import (
 type HostPool struct {
 	lab *Lab
 
-	mu   sync.Mutex
-	next int
+	mu      sync.Mutex
+	next    int
+	claimed []ClaimedHostRecord
+}
+
+// ClaimedHostRecord is where a claimed host's BareMetalHost was written.
+type ClaimedHostRecord struct {
+	lab.InventoryHost
+	// Cluster holds the BareMetalHost: the hub or a workload cluster.
+	Cluster client.Client
+	Key     client.ObjectKey
 }
 
 // NewHostPool returns a pool over the lab's inventory.
@@ -72,6 +81,7 @@ func (p *HostPool) Claim(ctx context.Context, claims ...HostClaim) ([]ClaimedHos
 	p.mu.Unlock()
 	out := make([]ClaimedHost, 0, len(claims))
 	for i, claim := range claims {
+		p.record(hosts[i], claim)
 		bmh, err := p.move(ctx, hosts[i], claim)
 		if err != nil {
 			return out, err
@@ -79,6 +89,25 @@ func (p *HostPool) Claim(ctx context.Context, claims ...HostClaim) ([]ClaimedHos
 		out = append(out, ClaimedHost{InventoryHost: hosts[i], BareMetalHost: bmh})
 	}
 	return out, nil
+}
+
+// record remembers where a claim writes its host, before it does: a claim
+// that fails half-way may still have left a BareMetalHost there.
+func (p *HostPool) record(h lab.InventoryHost, claim HostClaim) {
+	target := p.lab.Client()
+	if claim.Cluster != nil {
+		target = claim.Cluster
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.claimed = append(p.claimed, ClaimedHostRecord{InventoryHost: h, Cluster: target, Key: client.ObjectKey{Namespace: claim.Namespace, Name: claim.Name}})
+}
+
+// Claimed lists the hosts claimed so far, in claim order.
+func (p *HostPool) Claimed() []ClaimedHostRecord {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]ClaimedHostRecord(nil), p.claimed...)
 }
 
 func (p *HostPool) move(ctx context.Context, h lab.InventoryHost, claim HostClaim) (*bmov1alpha1.BareMetalHost, error) {

@@ -41,18 +41,24 @@ func bmcOperations(ctx context.Context, l *framework.Lab, host *bmov1alpha1.Bare
 // BareMetalHost on the hub and a copy in the spoke; the copy may have no
 // BMC address but has the same MAC).
 func bmcAdmin(l *framework.Lab, host *bmov1alpha1.BareMetalHost) (redfish.AdminInput, error) {
+	return bmcAdminByMAC(l, host.Spec.BootMACAddress, host.Name)
+}
+
+// bmcAdminByMAC finds the system of the lab host with a boot MAC; name
+// says which host in errors.
+func bmcAdminByMAC(l *framework.Lab, mac, name string) (redfish.AdminInput, error) {
 	inv := l.Inventory
 	if inv == nil || inv.BMC == "" {
 		return redfish.AdminInput{}, fmt.Errorf("the lab has no BMC emulator")
 	}
 	system := ""
 	for _, h := range inv.Hosts {
-		if strings.EqualFold(h.MAC, host.Spec.BootMACAddress) && h.MAC != "" {
+		if strings.EqualFold(h.MAC, mac) && h.MAC != "" {
 			system = h.UUID
 		}
 	}
 	if system == "" {
-		return redfish.AdminInput{}, fmt.Errorf("no lab host has boot MAC %s (host %s)", host.Spec.BootMACAddress, host.Name)
+		return redfish.AdminInput{}, fmt.Errorf("no lab host has boot MAC %s (host %s)", mac, name)
 	}
 	user, pass, err := lab.ReadBMCCredentials(inv.CredentialsFile)
 	if err != nil {

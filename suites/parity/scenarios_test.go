@@ -1,8 +1,13 @@
 package parity
 
 import (
-	. "github.com/onsi/ginkgo/v2"
+	"time"
 
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/paritylab/paritylab/framework"
+	"github.com/paritylab/paritylab/scenarios"
 	"github.com/paritylab/paritylab/scenarios/day1"
 	"github.com/paritylab/paritylab/scenarios/day2scale"
 	"github.com/paritylab/paritylab/scenarios/disconnected"
@@ -20,7 +25,8 @@ var suiteScenarios = append(append([]string{day1.Name, day2scale.Name}, replacem
 // scale, replacement and upgrade start from the clusters day-1 installed
 // (upgrade after them: it moves them to other releases). Disconnected
 // installs clusters of its own; it runs last because it configures the
-// hub's mirrors while it runs. ContinueOnFailure runs
+// hub's mirrors while it runs, and it powers the earlier scenarios' hosts
+// off before it starts. ContinueOnFailure runs
 // every flow and diff even after one failed, so that the report shows
 // everything. Each scenario has its label for --label-filter.
 var _ = Describe("Parity", Ordered, ContinueOnFailure, func() {
@@ -42,7 +48,25 @@ var _ = Describe("Parity", Ordered, ContinueOnFailure, func() {
 		upgrade.Spec(getInput)
 	})
 
-	Describe("Disconnected", Label("disconnected"), func() {
+	Describe("Disconnected", Ordered, Label("disconnected"), func() {
+		// Nothing from here on starts from the earlier scenarios'
+		// clusters, so their hosts are powered off first: with them
+		// running too, the lab would need about 32 GiB (41 TCG guests at
+		// about 0.8 GiB each), more than the 24 GiB lab machine has.
+		var retired []framework.ClaimedHostRecord
+		BeforeAll(func(ctx SpecContext) {
+			var err error
+			retired, err = scenarios.RetireClaimedHosts(ctx, input)
+			Expect(err).NotTo(HaveOccurred())
+			AddReportEntry("hosts of earlier scenarios powered off", len(retired))
+		}, NodeTimeout(5*time.Minute))
+		// Paused, they stay off: a host powered on again means an
+		// operator ignored the pause, and the memory is gone again.
+		AfterAll(func(ctx SpecContext) {
+			on, err := scenarios.PoweredOnAgain(ctx, input.Lab, retired)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(on).To(BeEmpty(), "retired hosts powered on again")
+		}, NodeTimeout(5*time.Minute))
 		disconnected.Spec(getInput)
 	})
 })
