@@ -130,23 +130,32 @@ func ClearHostFault(ctx context.Context, l *framework.Lab, host *bmov1alpha1.Bar
 // whose hub host is detached and whose spoke copy has no BMC). The
 // power-off ends a hang fault that lasts until one.
 func PowerCycleAtBMC(ctx context.Context, l *framework.Lab, host *bmov1alpha1.BareMetalHost) error {
-	admin, err := bmcAdmin(l, host)
+	return withBMCSystem(ctx, l, host.Spec.BootMACAddress, host.Name, func(sys *gfredfish.ComputerSystem) error {
+		for _, reset := range []gfredfish.ResetType{gfredfish.ForceOffResetType, gfredfish.OnResetType} {
+			if err := sys.Reset(reset); err != nil {
+				return fmt.Errorf("%s host %s at its BMC: %w", reset, host.Name, err)
+			}
+		}
+		return nil
+	})
+}
+
+// withBMCSystem hands fn the system of the lab host with a boot MAC at
+// its BMC, read through a Redfish client no one here wrote (gofish); name
+// says which host in errors.
+func withBMCSystem(ctx context.Context, l *framework.Lab, mac, name string, fn func(*gfredfish.ComputerSystem) error) error {
+	admin, err := bmcAdminByMAC(l, mac, name)
 	if err != nil {
 		return err
 	}
 	c, err := gofish.ConnectContext(ctx, gofish.ClientConfig{Endpoint: admin.URL, Username: admin.Username, Password: admin.Password, BasicAuth: true})
 	if err != nil {
-		return fmt.Errorf("connect to the BMC of host %s: %w", host.Name, err)
+		return fmt.Errorf("connect to the BMC of host %s: %w", name, err)
 	}
 	defer c.Logout()
 	sys, err := gfredfish.GetComputerSystem(c, "/redfish/v1/Systems/"+url.PathEscape(admin.SystemID))
 	if err != nil {
-		return fmt.Errorf("read the system of host %s: %w", host.Name, err)
+		return fmt.Errorf("read the system of host %s: %w", name, err)
 	}
-	for _, reset := range []gfredfish.ResetType{gfredfish.ForceOffResetType, gfredfish.OnResetType} {
-		if err := sys.Reset(reset); err != nil {
-			return fmt.Errorf("%s host %s at its BMC: %w", reset, host.Name, err)
-		}
-	}
-	return nil
+	return fn(sys)
 }

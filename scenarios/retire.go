@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
-	"github.com/stmcginnis/gofish"
 	gfredfish "github.com/stmcginnis/gofish/redfish"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -51,7 +49,7 @@ func RetireClaimedHosts(ctx context.Context, in Input) ([]framework.ClaimedHostR
 func PoweredOnAgain(ctx context.Context, l *framework.Lab, retired []framework.ClaimedHostRecord) ([]string, error) {
 	var on []string
 	for _, h := range retired {
-		err := withBMCSystem(ctx, l, h, func(sys *gfredfish.ComputerSystem) error {
+		err := withBMCSystem(ctx, l, h.MAC, h.Name, func(sys *gfredfish.ComputerSystem) error {
 			if sys.PowerState != gfredfish.OffPowerState {
 				on = append(on, h.Name)
 			}
@@ -91,7 +89,7 @@ func pauseHost(ctx context.Context, h framework.ClaimedHostRecord) error {
 // powerOffAtBMC forces a host's server off at its BMC, as an admin
 // retiring a server does; a server already off is left alone.
 func powerOffAtBMC(ctx context.Context, l *framework.Lab, h framework.ClaimedHostRecord) error {
-	return withBMCSystem(ctx, l, h, func(sys *gfredfish.ComputerSystem) error {
+	return withBMCSystem(ctx, l, h.MAC, h.Name, func(sys *gfredfish.ComputerSystem) error {
 		if sys.PowerState == gfredfish.OffPowerState {
 			return nil
 		}
@@ -100,23 +98,4 @@ func powerOffAtBMC(ctx context.Context, l *framework.Lab, h framework.ClaimedHos
 		}
 		return nil
 	})
-}
-
-// withBMCSystem hands fn a host's system at its BMC, read through a
-// Redfish client no one here wrote (gofish).
-func withBMCSystem(ctx context.Context, l *framework.Lab, h framework.ClaimedHostRecord, fn func(*gfredfish.ComputerSystem) error) error {
-	admin, err := bmcAdminByMAC(l, h.MAC, h.Name)
-	if err != nil {
-		return err
-	}
-	c, err := gofish.ConnectContext(ctx, gofish.ClientConfig{Endpoint: admin.URL, Username: admin.Username, Password: admin.Password, BasicAuth: true})
-	if err != nil {
-		return fmt.Errorf("connect to the BMC of host %s: %w", h.Name, err)
-	}
-	defer c.Logout()
-	sys, err := gfredfish.GetComputerSystem(c, "/redfish/v1/Systems/"+url.PathEscape(admin.SystemID))
-	if err != nil {
-		return fmt.Errorf("read the system of host %s: %w", h.Name, err)
-	}
-	return fn(sys)
 }

@@ -11,12 +11,17 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/paritylab/paritylab/framework"
 	"github.com/paritylab/paritylab/lab"
 	"github.com/paritylab/paritylab/lab/machines"
 	"github.com/paritylab/paritylab/lab/progress/ginkgoprogress"
 )
 
 func TestLab(t *testing.T) {
+	deadline, ok := t.Deadline()
+	if err := framework.CheckRunTime(deadline, ok, framework.LabSuiteRunTime, time.Now()); err != nil {
+		t.Fatal(err)
+	}
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "Lab self-test suite")
 }

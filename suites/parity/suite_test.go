@@ -33,6 +33,10 @@ var (
 )
 
 func TestParity(t *testing.T) {
+	deadline, ok := t.Deadline()
+	if err := framework.CheckRunTime(deadline, ok, framework.LabSuiteRunTime, time.Now()); err != nil {
+		t.Fatal(err)
+	}
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "Parity suite")
 }
