@@ -4,13 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	gfredfish "github.com/stmcginnis/gofish/redfish"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/paritylab/paritylab/framework"
+	"github.com/paritylab/paritylab/results"
 )
 
 // retiredPause is the value of the paused annotation on the BareMetalHosts
@@ -19,29 +21,89 @@ import (
 const retiredPause = "paritylab.io/retired"
 
 // RetireClaimedHosts powers off, at their BMCs, the servers of every host
-// claimed so far, and pauses their BareMetalHosts first, so that no
-// operator powers them on again. The suite calls it once nothing still to
-// run starts from those hosts' clusters: a TCG guest keeps about 0.8 GiB
-// of host memory for as long as it runs, and a lab with every scenario's
-// guests running needs more memory than a 24 GiB machine has. The
-// clusters stay as they are (their API servers answer; their Nodes go
-// NotReady), and `lab down` removes them with the rest. It returns the
-// hosts it retired.
-func RetireClaimedHosts(ctx context.Context, in Input) ([]framework.ClaimedHostRecord, error) {
+// claimed so far, and first pauses every BareMetalHost of those servers,
+// on the hub and in the flows' workload clusters, so that no operator
+// powers them on again. (A MAPI spoke's bare-metal operator manages its
+// own copies of the cluster's hosts, with their BMCs: left unpaused, one
+// powered a retired master on again at the machine controller's next
+// resync.) The suite calls it once nothing still to run starts from those
+// hosts' clusters: a TCG guest keeps about 0.8 GiB of host memory for as
+// long as it runs, and a lab with every scenario's guests running needs
+// more memory than a 24 GiB machine has. The clusters stay as they are
+// (their API servers answer; their Nodes go NotReady), and `lab down`
+// removes them with the rest. It returns the hosts it retired and how
+// many BareMetalHosts it paused.
+func RetireClaimedHosts(ctx context.Context, in Input) ([]framework.ClaimedHostRecord, int, error) {
+	claimed := in.Hosts.Claimed()
+	macs := map[string]bool{}
+	for _, h := range claimed {
+		macs[strings.ToLower(h.MAC)] = true
+	}
+	paused, err := pauseHostsOf(ctx, retireClusters(in, claimed), macs)
+	if err != nil {
+		return nil, paused, err
+	}
 	var errs []error
 	var retired []framework.ClaimedHostRecord
-	for _, h := range in.Hosts.Claimed() {
-		if err := pauseHost(ctx, h); err != nil {
-			errs = append(errs, err)
-			continue
-		}
+	for _, h := range claimed {
 		if err := powerOffAtBMC(ctx, in.Lab, h); err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		retired = append(retired, h)
 	}
-	return retired, errors.Join(errs...)
+	return retired, paused, errors.Join(errs...)
+}
+
+// retireClusters are the clusters that may hold BareMetalHosts of claimed
+// hosts: the hub, where claims wrote them, and the flows' workload
+// clusters (the spokes' copies).
+func retireClusters(in Input, claimed []framework.ClaimedHostRecord) []client.Client {
+	clusters := []client.Client{in.Lab.Client()}
+	for _, h := range claimed {
+		clusters = append(clusters, h.Cluster)
+	}
+	for _, flow := range []results.Flow{results.FlowMAPI, results.FlowCAPI} {
+		if c := in.Clusters.Get(flow); c != nil && c.Workload != nil {
+			clusters = append(clusters, c.Workload)
+		}
+	}
+	return clusters
+}
+
+// pauseHostsOf pauses every BareMetalHost in the clusters whose boot MAC
+// is one of macs (lower case), and returns how many it paused. The same
+// cluster may come through several clients (claims hold their own).
+func pauseHostsOf(ctx context.Context, clusters []client.Client, macs map[string]bool) (int, error) {
+	seen := map[client.Client]bool{}
+	n := 0
+	for _, c := range clusters {
+		if seen[c] {
+			continue
+		}
+		seen[c] = true
+		hosts := &bmov1alpha1.BareMetalHostList{}
+		if err := c.List(ctx, hosts); err != nil {
+			if meta.IsNoMatchError(err) {
+				continue // a cluster without bare-metal hosts
+			}
+			return n, fmt.Errorf("list BareMetalHosts: %w", err)
+		}
+		for i := range hosts.Items {
+			bmh := &hosts.Items[i]
+			if !macs[strings.ToLower(bmh.Spec.BootMACAddress)] {
+				continue
+			}
+			if bmh.Annotations[bmov1alpha1.PausedAnnotation] == retiredPause {
+				continue // seen through another client of the same cluster
+			}
+			if err := pauseHost(ctx, c, bmh); err != nil {
+				return n, err
+			}
+			n++
+		}
+	}
+	return n, nil
 }
 
 // PoweredOnAgain lists the retired hosts whose servers are on again: an
@@ -62,26 +124,15 @@ func PoweredOnAgain(ctx context.Context, l *framework.Lab, retired []framework.C
 	return on, nil
 }
 
-// pauseHost pauses a claimed host's BareMetalHost where the claim wrote
-// it; a host since deleted has no operator to stop.
-func pauseHost(ctx context.Context, h framework.ClaimedHostRecord) error {
-	bmh := &bmov1alpha1.BareMetalHost{}
-	if err := h.Cluster.Get(ctx, h.Key, bmh); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("get BareMetalHost %s of host %s: %w", h.Key, h.Name, err)
-	}
-	if bmh.Annotations[bmov1alpha1.PausedAnnotation] == retiredPause {
-		return nil
-	}
+// pauseHost pauses one BareMetalHost.
+func pauseHost(ctx context.Context, c client.Client, bmh *bmov1alpha1.BareMetalHost) error {
 	patch := client.MergeFrom(bmh.DeepCopy())
 	if bmh.Annotations == nil {
 		bmh.Annotations = map[string]string{}
 	}
 	bmh.Annotations[bmov1alpha1.PausedAnnotation] = retiredPause
-	if err := h.Cluster.Patch(ctx, bmh, patch); err != nil {
-		return fmt.Errorf("pause BareMetalHost %s of host %s: %w", h.Key, h.Name, err)
+	if err := c.Patch(ctx, bmh, patch); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("pause BareMetalHost %s/%s: %w", bmh.Namespace, bmh.Name, err)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package parity
 
 import (
+	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -56,9 +57,10 @@ var _ = Describe("Parity", Ordered, ContinueOnFailure, func() {
 		var retired []framework.ClaimedHostRecord
 		BeforeAll(func(ctx SpecContext) {
 			var err error
-			retired, err = scenarios.RetireClaimedHosts(ctx, input)
+			var paused int
+			retired, paused, err = scenarios.RetireClaimedHosts(ctx, input)
 			Expect(err).NotTo(HaveOccurred())
-			AddReportEntry("hosts of earlier scenarios powered off", len(retired))
+			AddReportEntry("hosts of earlier scenarios powered off", fmt.Sprintf("%d (%d BareMetalHosts paused)", len(retired), paused))
 		}, NodeTimeout(5*time.Minute))
 		// Paused, they stay off: a host powered on again means an
 		// operator ignored the pause, and the memory is gone again.
