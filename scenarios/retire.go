@@ -9,6 +9,7 @@ import (
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	gfredfish "github.com/stmcginnis/gofish/redfish"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/paritylab/paritylab/framework"
@@ -73,37 +74,30 @@ func retireClusters(in Input, claimed []framework.ClaimedHostRecord) []client.Cl
 
 // pauseHostsOf pauses every BareMetalHost in the clusters whose boot MAC
 // is one of macs (lower case), and returns how many it paused. The same
-// cluster may come through several clients (claims hold their own).
+// cluster may come through several clients (claims hold their own, and a
+// cached one may not show a pause yet): a host is known by its UID.
 func pauseHostsOf(ctx context.Context, clusters []client.Client, macs map[string]bool) (int, error) {
-	seen := map[client.Client]bool{}
-	n := 0
+	paused := map[types.UID]bool{}
 	for _, c := range clusters {
-		if seen[c] {
-			continue
-		}
-		seen[c] = true
 		hosts := &bmov1alpha1.BareMetalHostList{}
 		if err := c.List(ctx, hosts); err != nil {
 			if meta.IsNoMatchError(err) {
 				continue // a cluster without bare-metal hosts
 			}
-			return n, fmt.Errorf("list BareMetalHosts: %w", err)
+			return len(paused), fmt.Errorf("list BareMetalHosts: %w", err)
 		}
 		for i := range hosts.Items {
 			bmh := &hosts.Items[i]
-			if !macs[strings.ToLower(bmh.Spec.BootMACAddress)] {
+			if !macs[strings.ToLower(bmh.Spec.BootMACAddress)] || paused[bmh.UID] {
 				continue
 			}
-			if bmh.Annotations[bmov1alpha1.PausedAnnotation] == retiredPause {
-				continue // seen through another client of the same cluster
-			}
 			if err := pauseHost(ctx, c, bmh); err != nil {
-				return n, err
+				return len(paused), err
 			}
-			n++
+			paused[bmh.UID] = true
 		}
 	}
-	return n, nil
+	return len(paused), nil
 }
 
 // PoweredOnAgain lists the retired hosts whose servers are on again: an
