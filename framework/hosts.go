@@ -28,12 +28,12 @@ type HostPool struct {
 	claimed []ClaimedHostRecord
 }
 
-// ClaimedHostRecord is where a claimed host's BareMetalHost was written.
+// ClaimedHostRecord is a claimed host and the cluster its BareMetalHost
+// was written to.
 type ClaimedHostRecord struct {
 	lab.InventoryHost
 	// Cluster holds the BareMetalHost: the hub or a workload cluster.
 	Cluster client.Client
-	Key     client.ObjectKey
 }
 
 // NewHostPool returns a pool over the lab's inventory.
@@ -100,7 +100,7 @@ func (p *HostPool) record(h lab.InventoryHost, claim HostClaim) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.claimed = append(p.claimed, ClaimedHostRecord{InventoryHost: h, Cluster: target, Key: client.ObjectKey{Namespace: claim.Namespace, Name: claim.Name}})
+	p.claimed = append(p.claimed, ClaimedHostRecord{InventoryHost: h, Cluster: target})
 }
 
 // Claimed lists the hosts claimed so far, in claim order.
