@@ -18,9 +18,11 @@ type SummaryPaths struct {
 
 // WriteSummary writes the end-of-run summary (SummaryFile): a table of
 // every scenario's flows with the flow's outcome, the scenario's aspect
-// counts and the flow's duration, then the verdict line and where the
-// reports are. It is what `make e2e-parity` prints last, so a reader sees
-// the result without scrolling through the run's log.
+// counts and the flow's duration, then one line per regressed aspect
+// (what differs, quoted briefly), the verdict line and where the reports
+// are. It is what `make e2e-parity` prints last, so a reader sees the
+// result, and what to look at when it fails, without scrolling through
+// the run's log: a CI system that keeps only the output's tail keeps it.
 func (r *Report) WriteSummary(w io.Writer, paths SummaryPaths) error {
 	var b strings.Builder
 	b.WriteString("Parity summary\n")
@@ -38,12 +40,35 @@ func (r *Report) WriteSummary(w io.Writer, paths SummaryPaths) error {
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write summary table: %w", err)
 	}
+	writeRegressions(&b, r.Scenarios)
 	fmt.Fprintf(&b, "\n%s\n", r.Summary())
 	writePaths(&b, paths)
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("write summary: %w", err)
 	}
 	return nil
+}
+
+// writeRegressions lists every regressed aspect, a line each, with the
+// message its JUnit failure carries (regressionMessage).
+func writeRegressions(b *strings.Builder, scenarios []ScenarioResult) {
+	first := true
+	for _, s := range scenarios {
+		for _, a := range s.Aspects {
+			if a.Verdict != Regression {
+				continue
+			}
+			if first {
+				b.WriteString("\nRegressions\n")
+				first = false
+			}
+			msg := regressionMessage(a)
+			if !strings.HasPrefix(msg, a.Aspect+" ") {
+				msg = a.Aspect + ": " + msg
+			}
+			fmt.Fprintf(b, "%s: %s\n", s.Scenario, msg)
+		}
+	}
 }
 
 func writePaths(b *strings.Builder, paths SummaryPaths) {

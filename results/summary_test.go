@@ -23,13 +23,16 @@ func summaryReport() *Report {
 		}
 		return out
 	}
+	regressed := AspectResult{Aspect: "nodes/ready", Verdict: Regression, MAPI: []string{"Ready (×3)"}, CAPI: []string{"NotReady", "Ready (×2)"},
+		OnlyMAPI: []string{"Ready (×3)"}, OnlyCAPI: []string{"NotReady", "Ready (×2)"},
+		UnexplainedMAPI: []string{"Ready (×3)"}, UnexplainedCAPI: []string{"NotReady", "Ready (×2)"}}
 	return &Report{Scenarios: []ScenarioResult{
 		{Scenario: "day1", MAPI: obs(FlowMAPI, OutcomeSucceeded, 23*time.Minute+4400*time.Millisecond), CAPI: obs(FlowCAPI, OutcomeSucceeded, 25*time.Minute),
 			Aspects: aspects(Parity, Parity, Parity, KnownDivergence)},
 		{Scenario: "day2-scale", MAPI: obs(FlowMAPI, OutcomeSucceeded, 9*time.Minute), CAPI: obs(FlowCAPI, OutcomeFailed, 42300*time.Millisecond),
-			Aspects: aspects(Parity, Regression)},
+			Aspects: append(aspects(Parity), regressed)},
 		{Scenario: "remediation", MAPI: &Observation{Flow: FlowMAPI, Outcome: OutcomeTimedOut, StartedAt: t0},
-			Aspects: aspects(Regression)},
+			Aspects: []AspectResult{{Aspect: observationAspect, Verdict: Regression, Note: "the CAPI flow left no observation"}}},
 	}}
 }
 
@@ -48,6 +51,10 @@ day2-scale   mapi  succeeded       1       0      1           9m0s
 day2-scale   capi  failed          1       0      1           42.3s
 remediation  mapi  timedOut        0       0      1           -
 remediation  capi  no observation  0       0      1           -
+
+Regressions
+day2-scale: nodes/ready differs and no known divergence explains it: MAPI has "Ready (×3)" that CAPI lacks; CAPI has "NotReady", "Ready (×2)" that MAPI lacks
+remediation: observation: the CAPI flow left no observation
 
 ` + r.Summary() + `
 Report: /art/report.html
@@ -72,6 +79,9 @@ func TestWriteSummaryPassingRunWithoutPaths(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "PASS: 1 scenario(s)") {
 		t.Errorf("last line %q, want the verdict when no report path is given", last)
+	}
+	if strings.Contains(out.String(), "Regressions") {
+		t.Errorf("summary of a run without regressions lists some:\n%s", out.String())
 	}
 	if strings.Contains(out.String(), "Report:") {
 		t.Errorf("summary names a report although none was given:\n%s", out.String())
