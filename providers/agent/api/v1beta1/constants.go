@@ -1,0 +1,29 @@
+package v1beta1
+
+// Finalizers the provider puts on its own objects. Upstream declares them in
+// its controllers; they are here so that code outside the provider (the lab,
+// scenarios) can recognise them.
+const (
+	// AgentMachineFinalizerName holds an AgentMachine until its Agent is
+	// unbound. Its domain is assisted-service's API group.
+	AgentMachineFinalizerName = "agentmachine.agent-install.openshift.io/deprovision"
+	// AgentClusterFinalizerName holds an AgentCluster until its
+	// ClusterDeployment is dealt with. Upstream builds it as "agentcluster"
+	// plus this API group with no dot between, and so does this constant.
+	AgentClusterFinalizerName = "agentcluster" + GroupName + "/deprovision"
+)
+
+// Labels and annotations the provider puts on objects of other APIs.
+const (
+	// AgentMachineRefLabelKey is the label on a bound Agent whose value is
+	// the name of its AgentMachine. The provider also sets it before binding,
+	// so that an interrupted bind can be resumed, and selects unbound Agents
+	// by its absence.
+	AgentMachineRefLabelKey = "agentMachineRef"
+	// AgentMachineRefNamespace is the annotation on a bound Agent whose value
+	// is the namespace of its AgentMachine.
+	AgentMachineRefNamespace = "agentMachineRefNamespace"
+	// AgentClusterRefLabel is the label on a ClusterDeployment whose value is
+	// the name of the AgentCluster it belongs to.
+	AgentClusterRefLabel = "agentClusterRef"
+)
