@@ -127,7 +127,63 @@ func shortCircuitSpec(ctx SpecContext, in scenarios.Input, flow results.Flow, s 
 		g.Expect(counts).To(Equal(mhc), "MachineHealthCheck status")
 	}).WithContext(ctx).WithTimeout(restrictedWindow).WithPolling(2 * time.Second).Should(Succeed())
 	run.Reach(milestoneHeld)
+	awaitNodesAsLeft(ctx, in, s, ws, failing)
 	AddReportEntry(fmt.Sprintf("%s %s flow", NameShortCircuit, strings.ToUpper(string(flow))), time.Since(run.Started).Round(time.Second).String())
+}
+
+// awaitNodesAsLeft waits, before the run's end is recorded, until the
+// set's Nodes show what the run left: the hung workers' Ready Unknown
+// with both unreachable taints, the other worker's Ready and untainted.
+// A healthy guest starved of CPU on a loaded lab host can miss two
+// heartbeats (the lab's grace period is 20 s) and be Unknown for a few
+// seconds; a snapshot taken then would compare the lab host's load, not
+// either flow. The health check's counts did not change through the
+// window, so no such blip lasted as long as its 10 s timeout. A wait that
+// was needed is reported.
+func awaitNodesAsLeft(ctx context.Context, in scenarios.Input, s side, ws, failing []worker) {
+	hung := map[string]bool{}
+	for _, w := range failing {
+		hung[w.Node] = true
+	}
+	start, polls := time.Now(), 0
+	Eventually(func(g Gomega) {
+		polls++
+		for _, w := range ws {
+			node := nodeOf(ctx, g, s.workload(), w.Node)
+			if hung[w.Node] {
+				g.Expect(readyStatus(node)).To(Equal(corev1.ConditionUnknown), "Node %s Ready", w.Node)
+				g.Expect(taintEffects(node, corev1.TaintNodeUnreachable)).To(ConsistOf(corev1.TaintEffectNoSchedule, corev1.TaintEffectNoExecute),
+					"Node %s taints %s", w.Node, corev1.TaintNodeUnreachable)
+				continue
+			}
+			g.Expect(scenarios.NodeReady(node)).To(BeTrue(), "Node %s Ready", w.Node)
+			for _, taint := range []string{corev1.TaintNodeUnreachable, corev1.TaintNodeNotReady} {
+				g.Expect(hasTaint(node, taint)).To(BeFalse(), "Node %s taint %s", w.Node, taint)
+			}
+		}
+	}).WithContext(ctx).WithTimeout(interval(in, "wait-machines-running").Timeout).WithPolling(time.Second).Should(Succeed())
+	if polls > 1 {
+		AddReportEntry(NameShortCircuit+": waited for the set's Nodes to show the run's end", time.Since(start).Round(time.Second).String())
+	}
+}
+
+func taintEffects(node *corev1.Node, key string) []corev1.TaintEffect {
+	var effects []corev1.TaintEffect
+	for _, t := range node.Spec.Taints {
+		if t.Key == key {
+			effects = append(effects, t.Effect)
+		}
+	}
+	return effects
+}
+
+func readyStatus(node *corev1.Node) corev1.ConditionStatus {
+	for _, cond := range node.Status.Conditions {
+		if cond.Type == corev1.NodeReady {
+			return cond.Status
+		}
+	}
+	return ""
 }
 
 // firstByNode are the n workers whose Node names sort first, so that both
