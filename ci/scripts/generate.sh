@@ -37,10 +37,11 @@ for p in bootstrap controlplane; do
 	"$cg" crd rbac:roleName=manager-role webhook paths="./providers/$p/..." \
 		output:crd:dir="$dir/crd" output:rbac:dir="$dir/rbac" output:webhook:dir="$dir/webhook"
 done
-# The agent infrastructure provider: CRDs only so far; its RBAC, webhooks
-# and components.yaml come with its controllers.
-rm -f providers/agent/config/crd/*.yaml
-"$cg" crd paths=./providers/agent/... output:crd:dir=providers/agent/config/crd
+# The agent infrastructure provider: CRDs and the RBAC of its controllers
+# so far; its webhooks and components.yaml come with its entry point.
+rm -f providers/agent/config/crd/*.yaml providers/agent/config/rbac/role.yaml
+"$cg" crd rbac:roleName=manager-role paths=./providers/agent/... \
+	output:crd:dir=providers/agent/config/crd output:rbac:dir=providers/agent/config/rbac
 go run ./ci/components -provider bootstrap-openshift-assisted -prefix capoa-bootstrap- \
 	-namespace capoa-bootstrap-system -out providers/bootstrap providers/bootstrap/config
 go run ./ci/components -provider control-plane-openshift-assisted -prefix capoa-controlplane- \

@@ -16,6 +16,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
+	agentconfig "github.com/paritylab/paritylab/providers/agent/config"
 	bootstrapconfig "github.com/paritylab/paritylab/providers/bootstrap/config"
 	controlplaneconfig "github.com/paritylab/paritylab/providers/controlplane/config"
 )
@@ -54,6 +55,16 @@ func ControlPlane() Manifests {
 		FS:       controlplaneconfig.FS,
 		CRDs:     []string{controlplaneconfig.CRDs},
 		Webhooks: controlplaneconfig.Webhooks,
+	}
+}
+
+// Agent is the agent infrastructure provider (AgentCluster, AgentMachine
+// and AgentMachineTemplate). It has no webhooks yet.
+func Agent() Manifests {
+	return Manifests{
+		Name: "agent infrastructure provider",
+		FS:   agentconfig.FS,
+		CRDs: []string{agentconfig.CRDs},
 	}
 }
 

@@ -24,7 +24,7 @@ func crds(clusterVersion bool) ([]*apiextensionsv1.CustomResourceDefinition, err
 		{Name: "hive", FS: os.DirFS(filepath.Join(repoRoot(), "lab", "crds", "generated")), CRDs: []string{
 			"hive.openshift.io_clusterdeployments.yaml", "hive.openshift.io_clusterimagesets.yaml",
 		}},
-		config.Assisted(), config.Bootstrap(), config.ControlPlane(),
+		config.Assisted(), config.Bootstrap(), config.ControlPlane(), config.Agent(),
 	}
 	if clusterVersion {
 		dir, err := moduleDir("github.com/openshift/api")

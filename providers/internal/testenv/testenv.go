@@ -30,6 +30,7 @@ import (
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
+	capiagentv1 "github.com/paritylab/paritylab/providers/agent/api/v1beta1"
 	bootstrapv1 "github.com/paritylab/paritylab/providers/bootstrap/api/v1alpha2"
 	"github.com/paritylab/paritylab/providers/config"
 	controlplanev1 "github.com/paritylab/paritylab/providers/controlplane/api/v1alpha3"
@@ -55,7 +56,8 @@ type Environment struct {
 	Config *rest.Config
 	// Client is an uncached client for tests.
 	Client client.Client
-	// Manager runs the controllers and webhooks of Options.Setup.
+	// Manager runs the controllers and webhooks of Options.Setup. Tests may
+	// add more controllers to it while it runs; it starts them at once.
 	Manager ctrl.Manager
 
 	env    *envtest.Environment
@@ -69,7 +71,7 @@ func Scheme() *runtime.Scheme {
 	for _, add := range []func(*runtime.Scheme) error{
 		clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme,
 		hivev1.AddToScheme, agentv1beta1.AddToScheme, hiveextv1beta1.AddToScheme,
-		bootstrapv1.AddToScheme, controlplanev1.AddToScheme, configv1.Install,
+		bootstrapv1.AddToScheme, controlplanev1.AddToScheme, capiagentv1.AddToScheme, configv1.Install,
 	} {
 		if err := add(s); err != nil {
 			panic(fmt.Sprintf("build test scheme: %v", err))

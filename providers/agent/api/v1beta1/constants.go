@@ -13,7 +13,8 @@ const (
 	AgentClusterFinalizerName = "agentcluster" + GroupName + "/deprovision"
 )
 
-// Labels and annotations the provider puts on objects of other APIs.
+// Labels and annotations the provider puts on objects, most of them of
+// other APIs.
 const (
 	// AgentMachineRefLabelKey is the label on a bound Agent whose value is
 	// the name of its AgentMachine. The provider also sets it before binding,
@@ -26,4 +27,11 @@ const (
 	// AgentClusterRefLabel is the label on a ClusterDeployment whose value is
 	// the name of the AgentCluster it belongs to.
 	AgentClusterRefLabel = "agentClusterRef"
+
+	// BackupLabel marks objects that Open Cluster Management's hub backup
+	// must include; the provider sets it to BackupLabelValue on
+	// AgentMachines and on the Secrets it reads or writes for them.
+	BackupLabel = "cluster.open-cluster-management.io/backup"
+	// BackupLabelValue is the value of BackupLabel.
+	BackupLabelValue = "true"
 )
