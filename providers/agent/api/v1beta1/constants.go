@@ -1,5 +1,7 @@
 package v1beta1
 
+import clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
 // Finalizers the provider puts on its own objects. Upstream declares them in
 // its controllers; they are here so that code outside the provider (the lab,
 // scenarios) can recognise them.
@@ -27,6 +29,12 @@ const (
 	// AgentClusterRefLabel is the label on a ClusterDeployment whose value is
 	// the name of the AgentCluster it belongs to.
 	AgentClusterRefLabel = "agentClusterRef"
+
+	// MachineDeleteHookAnnotation is the pre-terminate hook the provider
+	// puts on a Machine it backs: Cluster API holds the Machine's deletion
+	// at it (after the drain, before the infrastructure is deleted) until
+	// the provider has unbound the Agent and removes it.
+	MachineDeleteHookAnnotation = clusterv1.PreTerminateDeleteHookAnnotationPrefix + "/agentmachine"
 
 	// BackupLabel marks objects that Open Cluster Management's hub backup
 	// must include; the provider sets it to BackupLabelValue on

@@ -45,12 +45,13 @@ func TestAgentMachineReadySummary(t *testing.T) {
 	}
 }
 
-// The finalizer strings are compared across processes (the real provider,
+// The finalizer and hook strings are compared across processes (the real provider,
 // ours, scenarios); upstream's AgentCluster one has no dot before the group.
 func TestFinalizerNames(t *testing.T) {
 	for _, f := range []struct{ got, want string }{
 		{AgentMachineFinalizerName, "agentmachine.agent-install.openshift.io/deprovision"},
 		{AgentClusterFinalizerName, "agentclustercapi-provider.agent-install.openshift.io/deprovision"},
+		{MachineDeleteHookAnnotation, "pre-terminate.delete.hook.machine.cluster.x-k8s.io/agentmachine"},
 	} {
 		if f.got != f.want {
 			t.Errorf("finalizer %q, want %q", f.got, f.want)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/rest"
@@ -16,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
@@ -140,6 +142,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	s := &scope{agentMachine: am}
 	// Rule 2: no owner Machine yet: report, and wait for the Machine event.
 	if s.machine, err = r.ownerMachine(ctx, am); err != nil {
+		// A deleting AgentMachine whose Machine is gone was left behind
+		// by a removal of the hook whose finalizer removal failed: let
+		// it go (upstream L116-124, which also returns the error).
+		if apierrors.IsNotFound(err) && !am.DeletionTimestamp.IsZero() {
+			ctrl.LoggerFrom(ctx).Info("The owner Machine is gone: removing the finalizer")
+			controllerutil.RemoveFinalizer(am, capiagentv1.AgentMachineFinalizerName)
+			return ctrl.Result{}, nil
+		}
 		return ctrl.Result{}, err
 	}
 	if s.machine == nil {
@@ -149,8 +159,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	ctx = ctrl.LoggerInto(ctx, ctrl.LoggerFrom(ctx).WithValues("Machine", klog.KObj(s.machine)))
 
 	// Rule 3: the deletion hook comes before the pause.
-	if done, err := r.reconcileDeleteHook(ctx, s); done || err != nil {
-		return ctrl.Result{}, err
+	if done, result, err := r.reconcileDeleteHook(ctx, s); done || err != nil {
+		return result, err
 	}
 	if isPaused, err := r.paused(ctx, s); isPaused || err != nil {
 		return ctrl.Result{}, err

@@ -9,9 +9,9 @@
 // The rules are those of openshift/cluster-api-provider-agent at 79696ce
 // (controllers/agentmachine_controller.go, cited as "upstream L<n>"), as
 // listed in docs/plans/hypershift.md §1; comments name the rule where the
-// code applies it. Deleting an AgentMachine (the Machine's pre-terminate
-// hook and unbinding, rule 12) is not written yet: see
-// agentmachine_controller_delete.go.
+// code applies it. Deletion (rule 12, agentmachine_controller_delete.go)
+// holds the Machine at a pre-terminate hook until the Agent is unbound and
+// back in discovery.
 //
 // It must not import anything of the lab.
 package agentmachine
