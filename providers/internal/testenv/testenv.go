@@ -9,6 +9,7 @@ import (
 	"os"
 	goruntime "runtime"
 	"strconv"
+	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -48,6 +49,9 @@ type Options struct {
 	// ClusterVersion installs OpenShift's ClusterVersion CRD, for tests
 	// that use the API server as the workload cluster too.
 	ClusterVersion bool
+	// CRDs are installed besides the usual ones: a test's stand-ins for
+	// APIs the providers read but the environment does not have.
+	CRDs []*apiextensionsv1.CustomResourceDefinition
 }
 
 // Environment is a running API server and manager.
@@ -93,6 +97,7 @@ func Start(opts Options) (_ *Environment, retErr error) {
 	if err != nil {
 		return nil, err
 	}
+	all = append(all, opts.CRDs...)
 	hooks, err := webhookConfigurations()
 	if err != nil {
 		return nil, err
@@ -213,6 +218,25 @@ func logger() logr.Logger {
 		return zap.New(zap.UseDevMode(true), zap.WriteTo(os.Stderr))
 	}
 	return zap.New(zap.WriteTo(io.Discard))
+}
+
+// Run is the body of a package's TestMain: it starts an environment with
+// opts into *env, lets up to 16 tests run in parallel (RaiseParallelism),
+// runs the tests and stops the environment. It returns the code for
+// os.Exit: the tests', or 1 when the environment did not start.
+func Run(m *testing.M, opts Options, env **Environment) int {
+	e, err := Start(opts)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "start test environment:", err)
+		return 1
+	}
+	*env = e
+	RaiseParallelism(16)
+	code := m.Run()
+	if err := e.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "stop test environment:", err)
+	}
+	return code
 }
 
 // RaiseParallelism lets up to n parallel tests run at once unless -parallel

@@ -57,9 +57,10 @@ type ClusterDeploymentReference struct {
 
 // AgentClusterStatus is what the provider observed of an AgentCluster.
 type AgentClusterStatus struct {
-	// Ready is true once the ClusterDeployment exists and the control plane
-	// endpoint is set (Cluster API v1beta1 contract: infrastructure
-	// provisioned).
+	// Ready is true once the ClusterDeployment and its AgentClusterInstall
+	// exist and the control plane endpoint has a host and a port (Cluster
+	// API v1beta1 contract: infrastructure provisioned). The provider does
+	// not set it back to false.
 	// +optional
 	Ready bool `json:"ready"`
 
@@ -81,9 +82,9 @@ type AgentClusterStatus struct {
 }
 
 // AgentCluster is the Cluster API infrastructure cluster of the agent
-// provider: it owns the ClusterDeployment and AgentClusterInstall through
-// which assisted-service adds hosts to an existing (typically hosted)
-// control plane.
+// provider: it owns the ClusterDeployment, and has the AgentClusterInstall
+// created, through which assisted-service adds hosts to an existing
+// (typically hosted) control plane.
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:path=agentclusters,scope=Namespaced

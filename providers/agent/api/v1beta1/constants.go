@@ -9,9 +9,11 @@ const (
 	// AgentMachineFinalizerName holds an AgentMachine until its Agent is
 	// unbound. Its domain is assisted-service's API group.
 	AgentMachineFinalizerName = "agentmachine.agent-install.openshift.io/deprovision"
-	// AgentClusterFinalizerName holds an AgentCluster until its
-	// ClusterDeployment is dealt with. Upstream builds it as "agentcluster"
-	// plus this API group with no dot between, and so does this constant.
+	// AgentClusterFinalizerName holds a deleted AgentCluster until the
+	// provider has seen the deletion, so that a paused one orphans its
+	// ClusterDeployment before it goes. Upstream builds it as
+	// "agentcluster" plus this API group with no dot between, and so does
+	// this constant.
 	AgentClusterFinalizerName = "agentcluster" + GroupName + "/deprovision"
 )
 
@@ -27,7 +29,8 @@ const (
 	// is the namespace of its AgentMachine.
 	AgentMachineRefNamespace = "agentMachineRefNamespace"
 	// AgentClusterRefLabel is the label on a ClusterDeployment whose value is
-	// the name of the AgentCluster it belongs to.
+	// the name of the AgentCluster it belongs to. The provider finds an
+	// AgentCluster's ClusterDeployment by it before creating one.
 	AgentClusterRefLabel = "agentClusterRef"
 
 	// MachineDeleteHookAnnotation is the pre-terminate hook the provider

@@ -1,7 +1,6 @@
 package agentmachine_test
 
 import (
-	"fmt"
 	"os"
 	"testing"
 
@@ -14,17 +13,4 @@ import (
 // test's namespace, so that parallel tests never pick each other's Agents.
 var env *testenv.Environment
 
-func TestMain(m *testing.M) {
-	var err error
-	env, err = testenv.Start(testenv.Options{})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "start test environment:", err)
-		os.Exit(1)
-	}
-	testenv.RaiseParallelism(16)
-	code := m.Run()
-	if err := env.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, "stop test environment:", err)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testenv.Run(m, testenv.Options{}, &env)) }
