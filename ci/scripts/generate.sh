@@ -31,18 +31,16 @@ rm -f providers/config/assisted/*.yaml
 # RBAC of its controllers, its webhook configurations, then the clusterctl
 # components.yaml assembled from those and the hand-written manager
 # manifests.
-for p in bootstrap controlplane; do
+for p in bootstrap controlplane agent; do
 	dir=providers/$p/config
 	rm -f "$dir"/crd/*.yaml "$dir"/rbac/role.yaml "$dir"/webhook/manifests.yaml
 	"$cg" crd rbac:roleName=manager-role webhook paths="./providers/$p/..." \
 		output:crd:dir="$dir/crd" output:rbac:dir="$dir/rbac" output:webhook:dir="$dir/webhook"
 done
-# The agent infrastructure provider: CRDs and the RBAC of its controllers
-# so far; its webhooks and components.yaml come with its entry point.
-rm -f providers/agent/config/crd/*.yaml providers/agent/config/rbac/role.yaml
-"$cg" crd rbac:roleName=manager-role paths=./providers/agent/... \
-	output:crd:dir=providers/agent/config/crd output:rbac:dir=providers/agent/config/rbac
 go run ./ci/components -provider bootstrap-openshift-assisted -prefix capoa-bootstrap- \
 	-namespace capoa-bootstrap-system -out providers/bootstrap providers/bootstrap/config
 go run ./ci/components -provider control-plane-openshift-assisted -prefix capoa-controlplane- \
 	-namespace capoa-controlplane-system -out providers/controlplane providers/controlplane/config
+# The agent provider implements the v1beta1 contract, as upstream does.
+go run ./ci/components -provider infrastructure-agent -prefix capi-agent- -contract v1beta1 \
+	-namespace capi-agent-system -out providers/agent providers/agent/config

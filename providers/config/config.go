@@ -59,12 +59,13 @@ func ControlPlane() Manifests {
 }
 
 // Agent is the agent infrastructure provider (AgentCluster, AgentMachine
-// and AgentMachineTemplate). It has no webhooks yet.
+// and AgentMachineTemplate).
 func Agent() Manifests {
 	return Manifests{
-		Name: "agent infrastructure provider",
-		FS:   agentconfig.FS,
-		CRDs: []string{agentconfig.CRDs},
+		Name:     "agent infrastructure provider",
+		FS:       agentconfig.FS,
+		CRDs:     []string{agentconfig.CRDs},
+		Webhooks: agentconfig.Webhooks,
 	}
 }
 

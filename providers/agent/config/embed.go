@@ -2,10 +2,14 @@ package config
 
 import "embed"
 
-// FS holds the generated CRDs.
+// FS holds the generated CRDs and webhook configurations.
 //
-//go:embed crd/*.yaml
+//go:embed crd/*.yaml webhook/manifests.yaml
 var FS embed.FS
 
-// CRDs matches the CRD files in FS.
-const CRDs = "crd/*.yaml"
+const (
+	// CRDs matches the CRD files in FS.
+	CRDs = "crd/*.yaml"
+	// Webhooks is the webhook configuration file in FS.
+	Webhooks = "webhook/manifests.yaml"
+)

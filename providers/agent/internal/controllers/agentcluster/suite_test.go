@@ -1,20 +1,23 @@
 package agentcluster_test
 
 import (
+	"context"
 	"os"
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/paritylab/paritylab/providers/agent"
 	"github.com/paritylab/paritylab/providers/internal/testenv"
 )
 
 // env is the API server and manager every test shares. It runs no
-// controller of its own: each test adds its own AgentCluster controller to
-// the running manager (see fixture.startController), filtered to the
-// test's namespace.
+// controller of its own, only the provider's webhooks: each test adds its
+// own AgentCluster controller to the running manager (see
+// fixture.startController), filtered to the test's namespace.
 var env *testenv.Environment
 
 // The control planes the tests' Clusters name: HyperShift's
@@ -33,11 +36,15 @@ const (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(testenv.Run(m, testenv.Options{CRDs: []*apiextensionsv1.CustomResourceDefinition{
+	os.Exit(testenv.Run(m, testenv.Options{Setup: webhooks, CRDs: []*apiextensionsv1.CustomResourceDefinition{
 		controlPlaneCRD(hcpGroup, hcpVersion, hcpKind, "hostedcontrolplanes"),
 		controlPlaneCRD(v1beta2Group, v1beta2Version, v1beta2Kind, "testcontrolplanes"),
 	}}, &env))
 }
+
+// webhooks serves the provider's validating webhooks, which the API server
+// calls for every object of the provider the tests write.
+func webhooks(_ context.Context, mgr ctrl.Manager) error { return agent.SetupWebhooksWithManager(mgr) }
 
 // controlPlaneCRD is a CRD of a control plane kind with a status
 // subresource, whose schema has the fields the provider reads
