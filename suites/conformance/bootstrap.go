@@ -82,7 +82,7 @@ func VerifyBootstrapProviderLifecycle(ctx context.Context, input BootstrapProvid
 	input.validate()
 	c, in := input.Client, input.Intervals
 	ns := createNamespace(ctx, c, "conformance-bootstrap")
-	cluster := createCluster(ctx, c, ns, "c", nil, "")
+	cluster := createCluster(ctx, c, ns, "c", clusterv1.ContractVersionedObjectReference{}, clusterv1.ContractVersionedObjectReference{})
 
 	By("creating a Machine and its config, paused, as Cluster API does")
 	config := input.NewConfig(ns, "m0")

@@ -3,6 +3,7 @@ package conformance_test
 import (
 	"context"
 	"os"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
@@ -54,25 +56,49 @@ var _ = Describe("The conformance suite itself", Label("conformance", "negative"
 	})
 })
 
-// brokenBootstrap runs the broken provider in the lab's controller host.
+// brokenProvider runs a deliberately broken provider in the lab's
+// controller host: its CRDs from testdata, and a controller of each kind,
+// read unstructured.
+type brokenProvider struct {
+	name, crds string
+	kinds      []schema.GroupVersionKind
+	reconciler func(c client.Client, gvk schema.GroupVersionKind) reconcile.Reconciler
+}
+
+var _ controllers.Component = (*brokenProvider)(nil)
+
+func (b *brokenProvider) Name() string                    { return b.name }
+func (*brokenProvider) AddToScheme(*runtime.Scheme) error { return nil }
+func (b *brokenProvider) CRDs() []crds.Set {
+	return []crds.Set{{Name: b.name + " provider", FS: os.DirFS("testdata"), Files: []string{b.crds}}}
+}
+func (*brokenProvider) Webhooks() (*controllers.WebhookConfigurations, error) { return nil, nil }
+func (*brokenProvider) WebhooksReady(context.Context, client.Client) error    { return nil }
+
+func (b *brokenProvider) SetupWithManager(_ context.Context, mgr ctrl.Manager) error {
+	for _, gvk := range b.kinds {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		r := b.reconciler(mgr.GetClient(), gvk)
+		if err := ctrl.NewControllerManagedBy(mgr).For(u).Named("broken-" + strings.ToLower(gvk.Kind)).Complete(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// newBrokenBootstrap is the broken bootstrap provider.
+func newBrokenBootstrap() controllers.Component {
+	return &brokenProvider{
+		name: "broken-bootstrap", crds: "broken-bootstrap.yaml", kinds: []schema.GroupVersionKind{brokenGVK},
+		reconciler: func(c client.Client, _ schema.GroupVersionKind) reconcile.Reconciler {
+			return &brokenBootstrap{client: c}
+		},
+	}
+}
+
+// brokenBootstrap reconciles BrokenConfigs.
 type brokenBootstrap struct{ client client.Client }
-
-var _ controllers.Component = (*brokenBootstrap)(nil)
-
-func (*brokenBootstrap) Name() string                      { return "broken-bootstrap" }
-func (*brokenBootstrap) AddToScheme(*runtime.Scheme) error { return nil }
-func (*brokenBootstrap) CRDs() []crds.Set {
-	return []crds.Set{{Name: "broken bootstrap provider", FS: os.DirFS("testdata"), Files: []string{"broken-bootstrap.yaml"}}}
-}
-func (*brokenBootstrap) Webhooks() (*controllers.WebhookConfigurations, error) { return nil, nil }
-func (*brokenBootstrap) WebhooksReady(context.Context, client.Client) error    { return nil }
-
-func (b *brokenBootstrap) SetupWithManager(_ context.Context, mgr ctrl.Manager) error {
-	b.client = mgr.GetClient()
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(brokenGVK)
-	return ctrl.NewControllerManagedBy(mgr).For(u).Named("broken-bootstrap").Complete(b)
-}
 
 // Reconcile pauses and writes the data Secret and its name correctly, and
 // forgets the initialization flag.
@@ -82,15 +108,7 @@ func (b *brokenBootstrap) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if err := b.client.Get(ctx, req.NamespacedName, u); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	_, paused := u.GetAnnotations()[clusterv1.PausedAnnotation]
-	status := metav1.ConditionFalse
-	if paused {
-		status = metav1.ConditionTrue
-	}
-	conds := []any{map[string]any{
-		"type": clusterv1.PausedCondition, "status": string(status), "reason": "Broken",
-		"lastTransitionTime": metav1.Now().UTC().Format(time.RFC3339), "message": "",
-	}}
+	paused, conds := pausedCondition(u)
 	owner := metav1.GetControllerOf(u)
 	if !paused && owner != nil && owner.Kind == "Machine" {
 		m := &clusterv1.Machine{}
@@ -112,10 +130,7 @@ func (b *brokenBootstrap) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		if err := unstructured.SetNestedField(u.Object, secret.Name, "status", "dataSecretName"); err != nil {
 			return ctrl.Result{}, err
 		}
-		conds = append(conds, map[string]any{
-			"type": "Ready", "status": "True", "reason": "DataSecretAvailable",
-			"lastTransitionTime": metav1.Now().UTC().Format(time.RFC3339), "message": "",
-		})
+		conds = append(conds, condition("Ready", metav1.ConditionTrue, "DataSecretAvailable"))
 		// The contract's status.initialization.dataSecretCreated: left out.
 	}
 	if sameConditions(u, conds) {
@@ -125,6 +140,24 @@ func (b *brokenBootstrap) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{}, b.client.Status().Update(ctx, u)
+}
+
+// pausedCondition says whether u is paused and returns its Paused
+// condition, which the broken providers get right.
+func pausedCondition(u *unstructured.Unstructured) (bool, []any) {
+	_, paused := u.GetAnnotations()[clusterv1.PausedAnnotation]
+	status := metav1.ConditionFalse
+	if paused {
+		status = metav1.ConditionTrue
+	}
+	return paused, []any{condition(clusterv1.PausedCondition, status, "Broken")}
+}
+
+func condition(typ string, status metav1.ConditionStatus, reason string) map[string]any {
+	return map[string]any{
+		"type": typ, "status": string(status), "reason": reason,
+		"lastTransitionTime": metav1.Now().UTC().Format(time.RFC3339), "message": "",
+	}
 }
 
 // sameConditions says whether u already has conds (by type and status):

@@ -23,13 +23,16 @@ import (
 // ContractVersion is the Cluster API contract checked.
 const ContractVersion = "v1beta2"
 
-// contractLabel is the CRD label mapping the contract to API versions.
-const contractLabel = "cluster.x-k8s.io/" + ContractVersion
-
-// violation is a broken contract rule: what was looked at, the rule, what
-// was found.
+// violation is a broken rule of the v1beta2 contract: what was looked at,
+// the rule, what was found.
 func violation(obj, rule, found string) error {
-	return fmt.Errorf("%s: %s (contract %s); %s", obj, rule, ContractVersion, found)
+	return violationOf(ContractVersion, obj, rule, found)
+}
+
+// violationOf is a broken rule of a given contract: infrastructure
+// providers are checked against the contract their CRDs declare.
+func violationOf(contract, obj, rule, found string) error {
+	return fmt.Errorf("%s: %s (contract %s); %s", obj, rule, contract, found)
 }
 
 func describe(u *unstructured.Unstructured) string {
@@ -40,52 +43,85 @@ func describe(u *unstructured.Unstructured) string {
 // it, namespaced, with a status subresource and the contract label naming
 // the served version gvk is.
 func CheckCRD(ctx context.Context, c client.Reader, gvk schema.GroupVersionKind) (*apiextensionsv1.CustomResourceDefinition, error) {
-	return checkCRD(ctx, c, gvk, true)
+	crd, _, err := checkCRD(ctx, c, gvk, true, []string{ContractVersion})
+	return crd, err
 }
 
-func checkCRD(ctx context.Context, c client.Reader, gvk schema.GroupVersionKind, status bool) (*apiextensionsv1.CustomResourceDefinition, error) {
+// checkCRD checks a CRD against whichever of contracts (newest first) its
+// labels declare for gvk's version, and returns that contract.
+func checkCRD(ctx context.Context, c client.Reader, gvk schema.GroupVersionKind, status bool, contracts []string) (*apiextensionsv1.CustomResourceDefinition, string, error) {
 	name := contract.CalculateCRDName(gvk.Group, gvk.Kind)
 	crd := &apiextensionsv1.CustomResourceDefinition{}
 	if err := c.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
-		return nil, violation("CRD "+name, "a provider kind's CRD is named <plural>.<group>", fmt.Sprintf("get: %v", err))
+		return nil, "", violationOf(contracts[0], "CRD "+name, "a provider kind's CRD is named <plural>.<group>", fmt.Sprintf("get: %v", err))
 	}
-	var errs []error
+	declared, err := declaredContract(crd, gvk.Version, contracts)
+	errs := []error{err}
+	if declared == "" {
+		declared = contracts[0]
+	}
 	if crd.Spec.Scope != apiextensionsv1.NamespaceScoped {
-		errs = append(errs, violation("CRD "+name, "provider resources are namespaced", "scope is "+string(crd.Spec.Scope)))
-	}
-	versions := strings.Split(crd.Labels[contractLabel], "_")
-	if crd.Labels[contractLabel] == "" {
-		errs = append(errs, violation("CRD "+name, "the CRD carries the label "+contractLabel+" listing the API versions implementing the contract", "the label is missing"))
-	} else if !contains(versions, gvk.Version) {
-		errs = append(errs, violation("CRD "+name, "the contract label lists the version in use", fmt.Sprintf("%s=%s does not list %s", contractLabel, crd.Labels[contractLabel], gvk.Version)))
+		errs = append(errs, violationOf(declared, "CRD "+name, "provider resources are namespaced", "scope is "+string(crd.Spec.Scope)))
 	}
 	v := crdVersion(crd, gvk.Version)
 	switch {
 	case v == nil || !v.Served:
-		errs = append(errs, violation("CRD "+name, "the contract's API version is served", gvk.Version+" is not served"))
+		errs = append(errs, violationOf(declared, "CRD "+name, "the contract's API version is served", gvk.Version+" is not served"))
 	case status && (v.Subresources == nil || v.Subresources.Status == nil):
-		errs = append(errs, violation("CRD "+name, "status is a subresource", "version "+gvk.Version+" has no status subresource"))
+		errs = append(errs, violationOf(declared, "CRD "+name, "status is a subresource", "version "+gvk.Version+" has no status subresource"))
 	}
-	return crd, errors.Join(errs...)
+	return crd, declared, errors.Join(errs...)
 }
 
+// declaredContract returns the newest of contracts whose label
+// (cluster.x-k8s.io/<contract>: <version>_<version>...) lists version.
+func declaredContract(crd *apiextensionsv1.CustomResourceDefinition, version string, contracts []string) (string, error) {
+	var labelled []string
+	for _, contract := range contracts {
+		value := crd.Labels[contractLabelOf(contract)]
+		if value == "" {
+			continue
+		}
+		if contains(strings.Split(value, "_"), version) {
+			return contract, nil
+		}
+		labelled = append(labelled, contractLabelOf(contract)+"="+value)
+	}
+	if len(labelled) == 0 {
+		var keys []string
+		for _, contract := range contracts {
+			keys = append(keys, contractLabelOf(contract))
+		}
+		return "", violationOf(contracts[0], "CRD "+crd.Name, "the CRD carries the label "+strings.Join(keys, " or ")+" listing the API versions implementing the contract", "the label is missing")
+	}
+	return "", violationOf(contracts[0], "CRD "+crd.Name, "the contract label lists the version in use", fmt.Sprintf("%s does not list %s", strings.Join(labelled, ", "), version))
+}
+
+func contractLabelOf(contract string) string { return "cluster.x-k8s.io/" + contract }
+
 // CheckTemplateCRD checks that <Kind>Template exists, like the kind, with
-// spec.template (templates have no status).
+// spec.template.spec (templates have no status).
 func CheckTemplateCRD(ctx context.Context, c client.Reader, gvk schema.GroupVersionKind) error {
-	tgvk := gvk.GroupVersion().WithKind(gvk.Kind + "Template")
-	crd, err := checkCRD(ctx, c, tgvk, false)
-	if crd == nil {
-		return err
-	}
-	v := crdVersion(crd, gvk.Version)
-	if v == nil || v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
-		return errors.Join(err, violation("CRD "+crd.Name, "templates have spec.template", "no schema"))
-	}
-	spec := v.Schema.OpenAPIV3Schema.Properties["spec"]
-	if _, ok := spec.Properties["template"]; !ok {
-		err = errors.Join(err, violation("CRD "+crd.Name, "templates have spec.template (metadata and spec of the stamped objects)", "spec.template is not in the schema"))
-	}
+	_, err := checkTemplateCRD(ctx, c, gvk.GroupVersion().WithKind(gvk.Kind+"Template"), []string{ContractVersion})
 	return err
+}
+
+// checkTemplateCRD checks a template kind's CRD and returns the contract
+// it declares.
+func checkTemplateCRD(ctx context.Context, c client.Reader, tgvk schema.GroupVersionKind, contracts []string) (string, error) {
+	crd, declared, err := checkCRD(ctx, c, tgvk, false, contracts)
+	if crd == nil {
+		return "", err
+	}
+	v := crdVersion(crd, tgvk.Version)
+	if v == nil || v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+		return declared, errors.Join(err, violationOf(declared, "CRD "+crd.Name, "templates have spec.template.spec", "no schema"))
+	}
+	template, ok := v.Schema.OpenAPIV3Schema.Properties["spec"].Properties["template"]
+	if _, spec := template.Properties["spec"]; !ok || !spec {
+		err = errors.Join(err, violationOf(declared, "CRD "+crd.Name, "templates have spec.template.spec (the spec of the stamped objects)", "it is not in the schema"))
+	}
+	return declared, err
 }
 
 // CheckScaleSubresource checks the control plane's /scale subresource

@@ -87,7 +87,7 @@ func VerifyControlPlaneProviderLifecycle(ctx context.Context, input ControlPlane
 	infra, err := input.InfrastructureMachineTemplate(ctx, ns)
 	Expect(err).NotTo(HaveOccurred(), "creating the infrastructure machine template")
 	gvk := input.ControlPlaneGVK
-	cluster := createCluster(ctx, c, ns, "c", &gvk, "cp")
+	cluster := createCluster(ctx, c, ns, "c", clusterv1.ContractVersionedObjectReference{APIGroup: gvk.Group, Kind: gvk.Kind, Name: "cp"}, clusterv1.ContractVersionedObjectReference{})
 
 	By("creating the control plane, owned by its Cluster as the Cluster controller leaves it")
 	cp := input.NewControlPlane(ns, "cp", infra)

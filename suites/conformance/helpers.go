@@ -62,8 +62,9 @@ func createNamespace(ctx context.Context, c client.Client, prefix string) string
 }
 
 // createCluster creates a Cluster with provisioned infrastructure, as the
-// Cluster controller leaves it for the providers.
-func createCluster(ctx context.Context, c client.Client, namespace, name string, controlPlane *schema.GroupVersionKind, controlPlaneName string) *clusterv1.Cluster {
+// Cluster controller leaves it for the providers; controlPlane and
+// infrastructure are its references (zero: none).
+func createCluster(ctx context.Context, c client.Client, namespace, name string, controlPlane, infrastructure clusterv1.ContractVersionedObjectReference) *clusterv1.Cluster {
 	GinkgoHelper()
 	cluster := &clusterv1.Cluster{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
@@ -73,10 +74,9 @@ func createCluster(ctx context.Context, c client.Client, namespace, name string,
 				Services: clusterv1.NetworkRanges{CIDRBlocks: []string{"172.30.0.0/16"}},
 			},
 			ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "api." + name + ".example.com", Port: 6443},
+			ControlPlaneRef:      controlPlane,
+			InfrastructureRef:    infrastructure,
 		},
-	}
-	if controlPlane != nil {
-		cluster.Spec.ControlPlaneRef = clusterv1.ContractVersionedObjectReference{APIGroup: controlPlane.Group, Kind: controlPlane.Kind, Name: controlPlaneName}
 	}
 	Expect(c.Create(ctx, cluster)).To(Succeed())
 	cluster.Status.Initialization.InfrastructureProvisioned = ptr.To(true)
@@ -93,10 +93,7 @@ func get(ctx context.Context, c client.Reader, u *unstructured.Unstructured) err
 // conflicts.
 func setAnnotation(ctx context.Context, c client.Client, obj client.Object, key string, value *string) {
 	GinkgoHelper()
-	Eventually(ctx, func() error {
-		if err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
-			return err
-		}
+	change(ctx, c, obj, func() {
 		a := obj.GetAnnotations()
 		if a == nil {
 			a = map[string]string{}
@@ -107,6 +104,17 @@ func setAnnotation(ctx context.Context, c client.Client, obj client.Object, key 
 			a[key] = *value
 		}
 		obj.SetAnnotations(a)
+	})
+}
+
+// change reads obj, applies mutate and updates it, retrying on conflicts.
+func change(ctx context.Context, c client.Client, obj client.Object, mutate func()) {
+	GinkgoHelper()
+	Eventually(ctx, func() error {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+			return err
+		}
+		mutate()
 		return c.Update(ctx, obj)
 	}).WithTimeout(30 * time.Second).Should(Succeed())
 }

@@ -71,15 +71,7 @@ func prepareAssistedInstall(ctx context.Context, in conformance.PrepareInput) er
 			Type:       corev1.SecretTypeDockerConfigJson,
 			Data:       map[string][]byte{corev1.DockerConfigJsonKey: []byte(`{"auths":{}}`)},
 		},
-		&hivev1.ClusterDeployment{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels},
-			Spec: hivev1.ClusterDeploymentSpec{
-				ClusterName: name, BaseDomain: "example.com",
-				Platform:          hivev1.Platform{AgentBareMetal: &hiveagent.BareMetalPlatform{}},
-				PullSecretRef:     &corev1.LocalObjectReference{Name: "pull-secret"},
-				ClusterInstallRef: &hivev1.ClusterInstallLocalReference{Group: hiveextv1.GroupName, Version: hiveextv1.Version, Kind: hiveextv1.AgentClusterInstallKind, Name: name},
-			},
-		},
+		newClusterDeployment(ns, name, labels),
 		&hiveextv1.AgentClusterInstall{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels},
 			Spec: hiveextv1.AgentClusterInstallSpec{
@@ -111,6 +103,20 @@ func prepareAssistedInstall(ctx context.Context, in conformance.PrepareInput) er
 		return fmt.Errorf("wait for the Machine's InfraEnv %s: %w", key, err)
 	}
 	return nil
+}
+
+// newClusterDeployment is an agent platform ClusterDeployment whose install
+// is the AgentClusterInstall of the same name.
+func newClusterDeployment(namespace, name string, labels map[string]string) *hivev1.ClusterDeployment {
+	return &hivev1.ClusterDeployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: labels},
+		Spec: hivev1.ClusterDeploymentSpec{
+			ClusterName: name, BaseDomain: "example.com",
+			Platform:          hivev1.Platform{AgentBareMetal: &hiveagent.BareMetalPlatform{}},
+			PullSecretRef:     &corev1.LocalObjectReference{Name: "pull-secret"},
+			ClusterInstallRef: &hivev1.ClusterInstallLocalReference{Group: hiveextv1.GroupName, Version: hiveextv1.Version, Kind: hiveextv1.AgentClusterInstallKind, Name: name},
+		},
+	}
 }
 
 // conformanceMachineTemplate creates the schemaless infrastructure template.

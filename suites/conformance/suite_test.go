@@ -24,6 +24,7 @@ import (
 	"github.com/paritylab/paritylab/lab/crds"
 	"github.com/paritylab/paritylab/lab/hub"
 	"github.com/paritylab/paritylab/lab/hub/local"
+	"github.com/paritylab/paritylab/providers/agent"
 	"github.com/paritylab/paritylab/providers/controlplane"
 	"github.com/paritylab/paritylab/providers/controlplane/release/releasetest"
 	agentv1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
@@ -80,7 +81,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(err).NotTo(HaveOccurred())
 
 	By("running the providers on it")
-	components := append([]controllers.Component{apis(), &brokenBootstrap{}},
+	components := append([]controllers.Component{apis(), newBrokenBootstrap(), newBrokenInfrastructure(), agentproviders.NewAgent(agent.Options{})},
 		agentproviders.New(agentproviders.Options{ControlPlane: controlplane.Options{RetryAfter: time.Second}})...)
 	shared.host, err = controllers.Start(ctx, controllers.Options{
 		RESTConfig:  shared.hub.RESTConfig(),
