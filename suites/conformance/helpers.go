@@ -53,6 +53,18 @@ func consistently(ctx context.Context, in Intervals, check func() error, what st
 	Consistently(ctx, check).WithTimeout(in.PauseWindow).WithPolling(in.Poll).Should(Succeed(), what)
 }
 
+// createVisible creates obj and waits until c reads it back. The
+// manager's client reads through its cache, which learns of a new object a
+// moment after the create; a check that must hold from the start
+// (consistently) would otherwise fail on that lag, not on the provider.
+func createVisible(ctx context.Context, c client.Client, in Intervals, obj *unstructured.Unstructured) {
+	GinkgoHelper()
+	Expect(c.Create(ctx, obj)).To(Succeed())
+	probe := &unstructured.Unstructured{}
+	probe.SetGroupVersionKind(obj.GroupVersionKind())
+	eventually(ctx, in, func() error { return c.Get(ctx, client.ObjectKeyFromObject(obj), probe) }, describe(obj)+" readable after its create")
+}
+
 // createNamespace creates a namespace for one spec.
 func createNamespace(ctx context.Context, c client.Client, prefix string) string {
 	GinkgoHelper()

@@ -62,7 +62,7 @@ func VerifyInfrastructureProviderLifecycle(ctx context.Context, input Infrastruc
 	}
 
 	By("creating the InfraCluster, paused: no progress")
-	Expect(c.Create(ctx, infraCluster)).To(Succeed())
+	createVisible(ctx, c, in, infraCluster)
 	verifyPaused(ctx, input, contract, true, infraCluster)
 	verifyNoProgress(ctx, input, contract, "while paused", infraCluster)
 
@@ -75,7 +75,7 @@ func VerifyInfrastructureProviderLifecycle(ctx context.Context, input Infrastruc
 	Expect(CheckConditions(infraCluster)).To(Succeed())
 
 	By("creating the InfraMachine, which no Machine owns yet: no progress")
-	Expect(c.Create(ctx, infraMachine)).To(Succeed())
+	createVisible(ctx, c, in, infraMachine)
 	verifyNoProgress(ctx, input, contract, "until a Machine owns it", infraMachine)
 
 	By("pausing it, then owning it by its Machine as the Machine controller does: no progress")
