@@ -151,7 +151,9 @@ func awaitNodesAsLeft(ctx context.Context, in scenarios.Input, s side, ws, faili
 		for _, w := range ws {
 			node := nodeOf(ctx, g, s.workload(), w.Node)
 			if hung[w.Node] {
-				g.Expect(readyStatus(node)).To(Equal(corev1.ConditionUnknown), "Node %s Ready", w.Node)
+				cond := readyCondition(node)
+				g.Expect(cond).NotTo(BeNil(), "Node %s has no Ready condition", w.Node)
+				g.Expect(cond.Status).To(Equal(corev1.ConditionUnknown), "Node %s Ready", w.Node)
 				g.Expect(taintEffects(node, corev1.TaintNodeUnreachable)).To(ConsistOf(corev1.TaintEffectNoSchedule, corev1.TaintEffectNoExecute),
 					"Node %s taints %s", w.Node, corev1.TaintNodeUnreachable)
 				continue
@@ -177,13 +179,14 @@ func taintEffects(node *corev1.Node, key string) []corev1.TaintEffect {
 	return effects
 }
 
-func readyStatus(node *corev1.Node) corev1.ConditionStatus {
-	for _, cond := range node.Status.Conditions {
-		if cond.Type == corev1.NodeReady {
-			return cond.Status
+// readyCondition is the Node's Ready condition; nil when it has none.
+func readyCondition(node *corev1.Node) *corev1.NodeCondition {
+	for i := range node.Status.Conditions {
+		if node.Status.Conditions[i].Type == corev1.NodeReady {
+			return &node.Status.Conditions[i]
 		}
 	}
-	return ""
+	return nil
 }
 
 // firstByNode are the n workers whose Node names sort first, so that both
@@ -233,15 +236,10 @@ func nodeOf(ctx context.Context, g Gomega, c client.Client, name string) *corev1
 // expectUnreachableFor: the Node's Ready condition is Unknown (its
 // kubelet stopped reporting) since at least d ago.
 func expectUnreachableFor(ctx context.Context, g Gomega, c client.Client, name string, d time.Duration) {
-	node := nodeOf(ctx, g, c, name)
-	for _, cond := range node.Status.Conditions {
-		if cond.Type == corev1.NodeReady {
-			g.Expect(cond.Status).To(Equal(corev1.ConditionUnknown), "Node %s Ready", name)
-			g.Expect(time.Since(cond.LastTransitionTime.Time)).To(BeNumerically(">", d), "Node %s Ready %s since", name, cond.Status)
-			return
-		}
-	}
-	g.Expect(false).To(BeTrue(), "Node %s has no Ready condition", name)
+	cond := readyCondition(nodeOf(ctx, g, c, name))
+	g.Expect(cond).NotTo(BeNil(), "Node %s has no Ready condition", name)
+	g.Expect(cond.Status).To(Equal(corev1.ConditionUnknown), "Node %s Ready", name)
+	g.Expect(time.Since(cond.LastTransitionTime.Time)).To(BeNumerically(">", d), "Node %s Ready %s since", name, cond.Status)
 }
 
 // hardReboot asks the bare-metal operator for one hard power cycle of a
