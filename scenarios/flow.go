@@ -61,6 +61,34 @@ type Run struct {
 	cluster   string
 }
 
+// NewRunAfterSetUp starts a run, with EventsOnlyFromStart, at the start
+// of a wall-clock second at least a second after its set-up finished.
+// Events keep time to the second and the recorder keeps those of the run's
+// first second: an event the set-up raised in that same second (CAPI's
+// SuccessfulSetNodeRef on a worker made for the run, whose Node had just
+// become Ready) would otherwise count as the run's, or not, by chance.
+func NewRunAfterSetUp(ctx context.Context, scenario string, flow results.Flow, fixture results.Fixture, milestones []results.Milestone) *Run {
+	sleepUntil(ctx, runStartAfter(time.Now()))
+	r := NewRun(scenario, flow, fixture, milestones)
+	r.EventsOnlyFromStart = true
+	return r
+}
+
+// runStartAfter is the first whole second at least a second after
+// setUpDone.
+func runStartAfter(setUpDone time.Time) time.Time {
+	return setUpDone.Add(time.Second).Truncate(time.Second).Add(time.Second)
+}
+
+func sleepUntil(ctx context.Context, t time.Time) {
+	timer := time.NewTimer(time.Until(t))
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+	case <-timer.C:
+	}
+}
+
 // NewRun starts a flow's run of a scenario with the scenario's milestones.
 func NewRun(scenario string, flow results.Flow, fixture results.Fixture, milestones []results.Milestone) *Run {
 	return &Run{Scenario: scenario, Flow: flow, Started: time.Now(), Milestones: framework.NewMilestoneClock(milestones), Fixture: fixture}

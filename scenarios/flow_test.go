@@ -3,6 +3,7 @@ package scenarios
 import (
 	"slices"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,5 +28,25 @@ func TestNamedNodes(t *testing.T) {
 	}
 	if got := namedNodes(nodes, []string{"gone"}); len(got) != 0 {
 		t.Errorf("a name no Node has: %v", got)
+	}
+}
+
+// A run after a set-up starts on a whole second later than the second the
+// set-up ended in, and later than a second after it: an event of the
+// set-up (time kept to the second) is never of the run's first second.
+func TestRunStartAfter(t *testing.T) {
+	base := time.Date(2026, 11, 29, 5, 54, 28, 0, time.UTC)
+	for _, frac := range []time.Duration{0, time.Millisecond, 465 * time.Millisecond, 999 * time.Millisecond} {
+		done := base.Add(frac)
+		got := runStartAfter(done)
+		if got.Truncate(time.Second) != got {
+			t.Errorf("set-up done %s: start %s is not a whole second", done.Format(time.StampMilli), got.Format(time.StampMilli))
+		}
+		if got.Sub(done) < time.Second || !got.After(done.Truncate(time.Second)) {
+			t.Errorf("set-up done %s: start %s is not a second later in a later second", done.Format(time.StampMilli), got.Format(time.StampMilli))
+		}
+		if got.Sub(done) > 2*time.Second {
+			t.Errorf("set-up done %s: start %s waits more than 2s", done.Format(time.StampMilli), got.Format(time.StampMilli))
+		}
 	}
 }

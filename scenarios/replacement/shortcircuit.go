@@ -81,8 +81,7 @@ func shortCircuitSpec(ctx SpecContext, in scenarios.Input, flow results.Flow, s 
 	// Cleanups run last first: the observation is kept before the
 	// workers are brought back.
 	DeferCleanup(func(ctx SpecContext) { recoverWorkers(ctx, in, s, ws, failing) })
-	run := scenarios.NewRun(NameShortCircuit, flow, ShortCircuitFixture(), ShortCircuitMilestones())
-	run.EventsOnlyFromStart = true
+	run := scenarios.NewRunAfterSetUp(ctx, NameShortCircuit, flow, ShortCircuitFixture(), ShortCircuitMilestones())
 	s.record(ctx, run, ws)
 	DeferCleanup(func(ctx SpecContext) {
 		scenarios.KeepObservation(ctx, in, func(ctx context.Context, failed bool, why string) *results.Observation {
