@@ -79,8 +79,7 @@ func controlPlaneStaysDeadSpec(ctx SpecContext, in scenarios.Input, flow results
 	s.createHealthCheck(ctx, staysDeadHealthCheck)
 	mhcUID, before := waitHealthy(ctx, in, s, len(ws))
 
-	run := scenarios.NewRun(NameControlPlaneStaysDead, flow, Fixture(), ControlPlaneStaysDeadMilestones())
-	run.EventsOnlyFromStart = true
+	run := scenarios.NewRunAfterSetUp(ctx, NameControlPlaneStaysDead, flow, Fixture(), ControlPlaneStaysDeadMilestones())
 	s.record(ctx, run, ws)
 	run.SetProperty(mhcUID, propertyHealthBefore, before.String())
 	DeferCleanup(func(ctx SpecContext) {

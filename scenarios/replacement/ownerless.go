@@ -82,8 +82,7 @@ func ownerlessSpec(ctx SpecContext, in scenarios.Input, flow results.Flow, s sid
 	s.createHealthCheck(ctx, ownerlessHealthCheck)
 	mhcUID, before := waitHealthy(ctx, in, s, len(ws))
 
-	run := scenarios.NewRun(NameOwnerless, flow, OwnerlessFixture(), OwnerlessMilestones())
-	run.EventsOnlyFromStart = true
+	run := scenarios.NewRunAfterSetUp(ctx, NameOwnerless, flow, OwnerlessFixture(), OwnerlessMilestones())
 	s.record(ctx, run, ws)
 	run.SetProperty(mhcUID, propertyHealthBefore, before.String())
 	DeferCleanup(func(ctx SpecContext) {

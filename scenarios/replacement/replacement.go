@@ -668,8 +668,7 @@ func rebootSpec(ctx SpecContext, in scenarios.Input, name string, flow results.F
 	s.createHealthCheck(ctx, rebootHealthCheck)
 	mhcUID, before := waitHealthy(ctx, in, s, len(ws))
 
-	run := scenarios.NewRun(name, flow, Fixture(), Milestones(name))
-	run.EventsOnlyFromStart = true
+	run := scenarios.NewRunAfterSetUp(ctx, name, flow, Fixture(), Milestones(name))
 	// Every machine of the set: the others' Nodes and hosts must be
 	// left alone (a control plane's two healthy members).
 	s.record(ctx, run, ws)

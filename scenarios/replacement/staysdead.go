@@ -60,8 +60,7 @@ func staysDeadSpec(ctx SpecContext, in scenarios.Input, flow results.Flow, s sid
 	s.createHealthCheck(ctx, staysDeadHealthCheck)
 	mhcUID, before := waitHealthy(ctx, in, s, 1)
 
-	run := scenarios.NewRun(NameStaysDead, flow, Fixture(), StaysDeadMilestones())
-	run.EventsOnlyFromStart = true
+	run := scenarios.NewRunAfterSetUp(ctx, NameStaysDead, flow, Fixture(), StaysDeadMilestones())
 	s.record(ctx, run, []worker{w})
 	run.SetProperty(mhcUID, propertyHealthBefore, before.String())
 	DeferCleanup(func(ctx SpecContext) {

@@ -102,8 +102,7 @@ func flowSpec(inputGetter func() scenarios.Input, flow results.Flow, what string
 	It(scenarios.FlowSpecText(flow, what, Name), func(ctx SpecContext) {
 		in := inputGetter()
 		base := day1.Cluster(ctx, in, flow)
-		run := scenarios.NewRun(Name, flow, Fixture(), Milestones())
-		run.EventsOnlyFromStart = true
+		run := scenarios.NewRunAfterSetUp(ctx, Name, flow, Fixture(), Milestones())
 		run.SetCluster(base.Namespace)
 		s := mk(ctx, in, run, base)
 		DeferCleanup(func(ctx SpecContext) { scenarios.KeepObservation(ctx, in, s.finish) })
