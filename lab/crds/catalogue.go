@@ -105,3 +105,41 @@ func Assisted() Set {
 	m := providerconfig.Assisted()
 	return Set{Name: "assisted service", FS: m.FS, Files: m.CRDs}
 }
+
+// HyperShiftModule is HyperShift's API module.
+const HyperShiftModule = "github.com/openshift/hypershift/api"
+
+// hyperShiftPieces is where the module keeps its CRDs: one directory per
+// CRD of feature-gated pieces, which OpenShift's generator merges into the
+// manifests HyperShift installs. The module ships no merged manifests.
+const hyperShiftPieces = "hypershift/v1beta1/zz_generated.featuregated-crd-manifests/"
+
+// HyperShift is the HyperShift operator's API for hosted clusters on the
+// agent platform: HostedCluster and NodePool, read from the module, with
+// the fields no feature gate guards (the agent platform's are among them)
+// and NodePool's scale subresource from the module's manual override.
+func HyperShift() Set {
+	return Set{
+		Name:   "HyperShift",
+		Module: HyperShiftModule,
+		Files: []string{
+			hyperShiftPieces + "hostedclusters.hypershift.openshift.io/AAA_ungated.yaml",
+			hyperShiftPieces + "nodepools.hypershift.openshift.io/AAA_ungated.yaml",
+		},
+		FeatureGated: true,
+		Overrides:    []string{"hypershift/v1beta1/manual-override-crd-manifests/nodepools.hypershift.openshift.io/*.yaml"},
+	}
+}
+
+// HostedControlPlane is the control-plane kind HyperShift's CAPI Cluster
+// refers to. HyperShift labels its CRD as serving the v1beta1 contract
+// (cmd/install/assets/crds/assets.go), which Cluster API reads to use it.
+func HostedControlPlane() Set {
+	return Set{
+		Name:         "HyperShift hosted control plane",
+		Module:       HyperShiftModule,
+		Files:        []string{hyperShiftPieces + "hostedcontrolplanes.hypershift.openshift.io/AAA_ungated.yaml"},
+		FeatureGated: true,
+		Labels:       map[string]string{ContractLabelV1Beta1: "v1beta1"},
+	}
+}

@@ -53,6 +53,15 @@ func TestCatalogue(t *testing.T) {
 				"agentclusterinstalls.extensions.hive.openshift.io",
 			},
 		},
+		{
+			set:  HyperShift(),
+			want: []string{"hostedclusters.hypershift.openshift.io", "nodepools.hypershift.openshift.io"},
+		},
+		{
+			set:    HostedControlPlane(),
+			want:   []string{"hostedcontrolplanes.hypershift.openshift.io"},
+			labels: map[string]string{ContractLabelV1Beta1: "v1beta1"},
+		},
 	}
 	var sets []Set
 	total := 0

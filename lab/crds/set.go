@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"reflect"
 	"sort"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -43,6 +44,19 @@ type Set struct {
 	// stores it, for a cluster that serves one version of a module's API
 	// without the conversion webhook its other versions need.
 	OnlyVersion string
+	// FeatureGated says Files are OpenShift's feature-gated CRD pieces
+	// (zz_generated.featuregated-crd-manifests/<crd>/AAA_ungated.yaml, the
+	// fields no feature gate guards), which OpenShift's generator merges
+	// into the manifests it installs. Each carries the generator's marker
+	// annotation "feature-gate.release.openshift.io/", a key with an empty
+	// name that the API server refuses; the set drops it.
+	FeatureGated bool
+	// Overrides are glob patterns of partial CRDs (OpenShift's
+	// manual-override-crd-manifests) whose versions' subresources are set on
+	// the CRD of the same name, as OpenShift's generator merges
+	// them (NodePool's scale subresource lives there). An override of a
+	// CRD the set lacks, or of anything but subresources, is an error.
+	Overrides []string
 }
 
 // Load reads and decodes every CRD of the set, sorted by name.
@@ -51,25 +65,18 @@ func (s Set) Load() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []*apiextensionsv1.CustomResourceDefinition
-	for _, pattern := range s.Files {
-		matches, err := fs.Glob(fsys, pattern)
-		if err != nil {
-			return nil, fmt.Errorf("CRD set %s: bad pattern %q: %w", s.Name, pattern, err)
-		}
-		if len(matches) == 0 {
-			return nil, fmt.Errorf("CRD set %s: no file matches %q", s.Name, pattern)
-		}
-		for _, m := range matches {
-			crds, err := decodeFile(fsys, m)
-			if err != nil {
-				return nil, fmt.Errorf("CRD set %s: %w", s.Name, err)
-			}
-			out = append(out, crds...)
-		}
+	out, err := decodeGlobs(fsys, s.Files)
+	if err != nil {
+		return nil, fmt.Errorf("CRD set %s: %w", s.Name, err)
+	}
+	if err := s.override(fsys, out); err != nil {
+		return nil, fmt.Errorf("CRD set %s: %w", s.Name, err)
 	}
 	for _, crd := range out {
 		s.label(crd)
+		if s.FeatureGated {
+			delete(crd.Annotations, featureGateMarker)
+		}
 		if s.DropUnserved {
 			dropUnserved(crd)
 		}
@@ -81,6 +88,92 @@ func (s Set) Load() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
+}
+
+// featureGateMarker is the annotation OpenShift's CRD generator puts on
+// feature-gated pieces; its key has no name part.
+const featureGateMarker = "feature-gate.release.openshift.io/"
+
+// decodeGlobs decodes every CRD of the files the patterns match; a pattern
+// that matches nothing is an error.
+func decodeGlobs(fsys fs.FS, patterns []string) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	var out []*apiextensionsv1.CustomResourceDefinition
+	for _, pattern := range patterns {
+		matches, err := fs.Glob(fsys, pattern)
+		if err != nil {
+			return nil, fmt.Errorf("bad pattern %q: %w", pattern, err)
+		}
+		if len(matches) == 0 {
+			return nil, fmt.Errorf("no file matches %q", pattern)
+		}
+		for _, m := range matches {
+			crds, err := decodeFile(fsys, m)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, crds...)
+		}
+	}
+	return out, nil
+}
+
+// override merges the subresources of the set's Overrides into its CRDs.
+func (s Set) override(fsys fs.FS, crds []*apiextensionsv1.CustomResourceDefinition) error {
+	if len(s.Overrides) == 0 {
+		return nil
+	}
+	partials, err := decodeGlobs(fsys, s.Overrides)
+	if err != nil {
+		return fmt.Errorf("overrides: %w", err)
+	}
+	byName := map[string]*apiextensionsv1.CustomResourceDefinition{}
+	for _, crd := range crds {
+		byName[crd.Name] = crd
+	}
+	for _, p := range partials {
+		crd := byName[p.Name]
+		if crd == nil {
+			return fmt.Errorf("override of CRD %s, which the set lacks", p.Name)
+		}
+		for _, pv := range p.Spec.Versions {
+			if err := overrideSubresources(crd, pv); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func overrideSubresources(crd *apiextensionsv1.CustomResourceDefinition, pv apiextensionsv1.CustomResourceDefinitionVersion) error {
+	rest := pv
+	rest.Name, rest.Subresources = "", nil
+	if !reflect.DeepEqual(rest, apiextensionsv1.CustomResourceDefinitionVersion{}) {
+		return fmt.Errorf("override of CRD %s version %s changes more than subresources", crd.Name, pv.Name)
+	}
+	for i := range crd.Spec.Versions {
+		if crd.Spec.Versions[i].Name == pv.Name {
+			mergeSubresources(&crd.Spec.Versions[i], pv.Subresources)
+			return nil
+		}
+	}
+	return fmt.Errorf("override of CRD %s version %s, which the CRD lacks", crd.Name, pv.Name)
+}
+
+// mergeSubresources sets the subresources the override names and keeps
+// the others (the override adds NodePool's scale, the CRD has its status).
+func mergeSubresources(v *apiextensionsv1.CustomResourceDefinitionVersion, o *apiextensionsv1.CustomResourceSubresources) {
+	if o == nil {
+		return
+	}
+	if v.Subresources == nil {
+		v.Subresources = &apiextensionsv1.CustomResourceSubresources{}
+	}
+	if o.Status != nil {
+		v.Subresources.Status = o.Status
+	}
+	if o.Scale != nil {
+		v.Subresources.Scale = o.Scale
+	}
 }
 
 func (s Set) source() (fs.FS, error) {
