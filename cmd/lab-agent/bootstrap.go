@@ -32,16 +32,18 @@ const csrPath = "/apis/certificates.k8s.io/v1/certificatesigningrequests"
 // system:node:<host name> and waits until the cluster approves and signs
 // it. The identity is kept at the end of the disk, as a kubelet keeps its
 // certificate, and reused on the next boot from the same user data.
-func bootstrapNode(ctx context.Context, sys *system, disk string, cd configDrive) (agentapi.NodeConfig, error) {
-	boot := *cd.userData.Node
-	digest := sha256Hex(cd.raw)
+//
+// digest identifies the bootstrap config (the user data, or the pointer
+// Ignition it was fetched through); meta is the config drive's metadata,
+// which may name the host.
+func bootstrapNode(ctx context.Context, sys *system, disk string, boot agentapi.NodeConfig, digest string, meta map[string]string) (agentapi.NodeConfig, error) {
 	if kept, err := readConfigArea(disk); err == nil && !kept.Bootstrap && kept.BootstrappedFrom == digest {
 		log.Printf("node %s: reusing the identity kept on %s", kept.Name, disk)
 		return kept, nil
 	}
 	name := boot.Name
 	if name == "" {
-		name = hostName(cd.metaData)
+		name = hostName(meta)
 	}
 	if err := syscall.Sethostname([]byte(name)); err != nil {
 		log.Printf("set host name %s: %v", name, err)

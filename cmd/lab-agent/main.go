@@ -108,7 +108,7 @@ func bootNode(ctx context.Context, sys *system) error {
 		cfg := *cd.userData.Node
 		if cfg.Bootstrap {
 			var err error
-			if cfg, err = bootstrapNode(ctx, sys, disk, cd); err != nil {
+			if cfg, err = bootstrapNode(ctx, sys, disk, cfg, sha256Hex(cd.raw), cd.metaData); err != nil {
 				return err
 			}
 		}
@@ -122,6 +122,11 @@ func bootNode(ctx context.Context, sys *system) error {
 		return errors.New("config drive holds no node config")
 	} else if err != nil {
 		return err
+	}
+	if len(cfg.PointerIgnition) > 0 {
+		if cfg, err = joinThroughPointer(ctx, sys, disk, cfg, cd.metaData); err != nil {
+			return err
+		}
 	}
 	return runNode(ctx, sys, withMetadata(cfg, cd.metaData))
 }

@@ -1,5 +1,7 @@
 package agentapi
 
+import "encoding/json"
+
 // Files in the guest images.
 const (
 	// ImageKindFile says which image booted: "discovery" or "node".
@@ -104,6 +106,14 @@ type NodeConfig struct {
 	KubeletVersion string `json:"kubeletVersion,omitempty"`
 	// Report, when set, is where the node reports its last install stages.
 	Report *ReportTarget `json:"report,omitempty"`
+	// PointerIgnition, when set, is the Ignition config assisted-service
+	// writes for a day-2 host of a cluster with an ignition endpoint (a
+	// HyperShift hosted cluster): it carries no credentials, only where
+	// the node's real config is (a config.merge source), the headers to
+	// fetch it with (the bearer token) and the CA to trust. The node
+	// fetches it at first boot, as Ignition does, and joins with the
+	// NodeConfig it carries at UserDataFile; Name and Report are kept.
+	PointerIgnition json.RawMessage `json:"pointerIgnition,omitempty"`
 }
 
 // DesiredKubeletAnnotation on a Node names the kubelet version the node
