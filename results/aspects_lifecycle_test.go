@@ -131,7 +131,7 @@ func TestMilestoneDifferencesAreRegressions(t *testing.T) {
 	pair := func(m, c []Milestone) ScenarioResult {
 		mo := &Observation{Flow: FlowMAPI, Outcome: OutcomeSucceeded, StartedAt: at(0), Milestones: m}
 		co := &Observation{Flow: FlowCAPI, Outcome: OutcomeSucceeded, StartedAt: at(0), Milestones: c}
-		return mustCompare(t, Pair{Scenario: "day1", MAPI: mo, CAPI: co}, builtIn(t), DefaultOptions())
+		return mustCompare(t, Pair{Scenario: "day1", A: mo, B: co}, builtIn(t), DefaultOptions())
 	}
 	res := pair(milestones(atPtr(10), atPtr(20)), milestones(atPtr(10), atPtr(20), atPtr(30)))
 	if a, _ := res.Aspect("milestones"); a.Verdict != Regression {

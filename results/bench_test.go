@@ -23,7 +23,7 @@ func sixByThirty(t testing.TB) []Pair {
 		if i%2 == 1 {
 			c.Nodes[0].Ready = false
 		}
-		pairs = append(pairs, Pair{Scenario: m.Scenario, MAPI: m, CAPI: c})
+		pairs = append(pairs, Pair{Scenario: m.Scenario, A: m, B: c})
 	}
 	return pairs
 }

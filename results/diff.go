@@ -26,7 +26,9 @@ type AspectResult struct {
 	Aspect string
 	// Verdict classifies the aspect.
 	Verdict Verdict
-	// MAPI and CAPI are the normalised lines of each flow.
+	// MAPI and CAPI are the normalised lines of side A and side B (the
+	// MAPI and the CAPI flow in most scenarios; see SidesOf), as are the
+	// fields below named after them.
 	MAPI, CAPI []string
 	// MAPIAbsent and CAPIAbsent say a flow did not produce the aspect at all.
 	MAPIAbsent, CAPIAbsent bool
@@ -56,11 +58,27 @@ func (a AspectResult) Differs() bool { return a.Verdict != Parity }
 type ScenarioResult struct {
 	// Scenario names the scenario.
 	Scenario string
-	// MAPI and CAPI are the two observations; one may be nil when a flow
-	// left no observation, which is a Regression of aspect "observation".
-	MAPI, CAPI *Observation
+	// A and B are the observations of side A and side B (see Pair); one
+	// may be nil when a flow left no observation, which is a Regression of
+	// aspect "observation".
+	A, B *Observation
 	// Aspects are the verdicts, in report order.
 	Aspects []AspectResult
+}
+
+// Sides returns the flows the scenario compares.
+func (s ScenarioResult) Sides() Sides { return SidesOf(s.Scenario) }
+
+// Observation returns flow f's observation, nil when f left none or is
+// not one of the scenario's sides.
+func (s ScenarioResult) Observation(f Flow) *Observation {
+	switch sides := s.Sides(); f {
+	case sides.A:
+		return s.A
+	case sides.B:
+		return s.B
+	}
+	return nil
 }
 
 // Count returns how many aspects have verdict v.
@@ -91,14 +109,14 @@ func Compare(p Pair, reg *Registry, opts Options) (ScenarioResult, error) {
 	if err := opts.Validate(); err != nil {
 		return ScenarioResult{}, fmt.Errorf("compare %s: %w", p.Scenario, err)
 	}
-	res := ScenarioResult{Scenario: p.Scenario, MAPI: p.MAPI, CAPI: p.CAPI}
-	if p.MAPI == nil || p.CAPI == nil {
+	res := ScenarioResult{Scenario: p.Scenario, A: p.A, B: p.B}
+	if p.A == nil || p.B == nil {
 		res.Aspects = []AspectResult{missingFlow(p)}
 		return res, nil
 	}
-	m, c := aspectMap(Aspects(p.MAPI)), aspectMap(Aspects(p.CAPI))
+	m, c := aspectMap(Aspects(p.A)), aspectMap(Aspects(p.B))
 	for _, name := range unionNames(m, c) {
-		ar := compareAspect(name, m[name], c[name], opts)
+		ar := compareAspect(p.Sides(), name, m[name], c[name], opts)
 		if name == outcomeAspect {
 			gateOutcome(&ar, p)
 		}
@@ -111,12 +129,13 @@ func Compare(p Pair, reg *Registry, opts Options) (ScenarioResult, error) {
 
 func missingFlow(p Pair) AspectResult {
 	ar := AspectResult{Aspect: observationAspect, Verdict: Regression}
-	present, missing := p.MAPI, FlowCAPI
-	if p.MAPI == nil {
-		present, missing = p.CAPI, FlowMAPI
+	sides := p.Sides()
+	present, missing := p.A, sides.TitleB
+	if p.A == nil {
+		present, missing = p.B, sides.TitleA
 	}
 	if present != nil {
-		ar.Note = fmt.Sprintf("the %s flow left no observation for scenario %q", flowTitle(missing), p.Scenario)
+		ar.Note = fmt.Sprintf("the %s flow left no observation for scenario %q", missing, p.Scenario)
 	}
 	return ar
 }
@@ -142,7 +161,7 @@ func unionNames(a, b map[string]*Aspect) []string {
 	return names
 }
 
-func compareAspect(name string, m, c *Aspect, opts Options) AspectResult {
+func compareAspect(sides Sides, name string, m, c *Aspect, opts Options) AspectResult {
 	ar := AspectResult{Aspect: name, Verdict: Parity, MAPIAbsent: m == nil, CAPIAbsent: c == nil}
 	if m != nil {
 		ar.MAPI, ar.MAPIDuration = m.Lines, m.Duration
@@ -151,7 +170,7 @@ func compareAspect(name string, m, c *Aspect, opts Options) AspectResult {
 		ar.CAPI, ar.CAPIDuration = c.Lines, c.Duration
 	}
 	if ar.MAPIDuration != nil && ar.CAPIDuration != nil {
-		differ, note := compareDurations(*ar.MAPIDuration, *ar.CAPIDuration, opts)
+		differ, note := compareDurations(sides, *ar.MAPIDuration, *ar.CAPIDuration, opts)
 		ar.Note = note
 		if differ {
 			ar.OnlyMAPI, ar.OnlyCAPI = m.Lines, c.Lines
@@ -164,17 +183,17 @@ func compareAspect(name string, m, c *Aspect, opts Options) AspectResult {
 		ar.Verdict = Regression
 	}
 	if ar.MAPIAbsent != ar.CAPIAbsent {
-		ar.Note = presenceNote(ar)
+		ar.Note = presenceNote(sides, ar)
 	}
 	return ar
 }
 
-func presenceNote(ar AspectResult) string {
-	present := FlowMAPI
+func presenceNote(sides Sides, ar AspectResult) string {
+	present := sides.TitleA
 	if ar.MAPIAbsent {
-		present = FlowCAPI
+		present = sides.TitleB
 	}
-	return fmt.Sprintf("%s exists under %s only", ar.Aspect, flowTitle(present))
+	return fmt.Sprintf("%s exists under %s only", ar.Aspect, present)
 }
 
 // multisetDiff returns the lines of a not in b and of b not in a, counting
@@ -197,14 +216,4 @@ func multisetDiff(a, b []string) (onlyA, onlyB []string) {
 	onlyA = append(onlyA, a[i:]...)
 	onlyB = append(onlyB, b[j:]...)
 	return onlyA, onlyB
-}
-
-func flowTitle(f Flow) string {
-	switch f {
-	case FlowMAPI:
-		return "MAPI"
-	case FlowCAPI:
-		return "CAPI"
-	}
-	return string(f)
 }

@@ -61,22 +61,22 @@ func (o Options) Validate() error {
 	return nil
 }
 
-// compareDurations tells whether two durations differ beyond the
-// tolerance, and notes their ratio and difference either way, so timing
-// stays visible on parity too.
-func compareDurations(m, c time.Duration, opts Options) (bool, string) {
+// compareDurations tells whether side A's and side B's durations differ
+// beyond the tolerance, and notes their ratio and difference either way,
+// so timing stays visible on parity too.
+func compareDurations(sides Sides, m, c time.Duration, opts Options) (bool, string) {
 	delta := c - m
 	abs := delta
 	if abs < 0 {
 		abs = -abs
 	}
 	tol := fmt.Sprintf("tolerance %.2f× or ±%s", opts.DurationRatio, opts.DurationSlack)
-	diff := "CAPI " + signedDuration(delta)
+	diff := sides.TitleB + " " + signedDuration(delta)
 	if m <= 0 || c <= 0 {
 		return abs > opts.DurationSlack, "one flow took no time; " + diff + "; " + tol
 	}
 	ratio := float64(c) / float64(m)
-	note := fmt.Sprintf("CAPI/MAPI = %.2f×, %s; %s", ratio, diff, tol)
+	note := fmt.Sprintf("%s/%s = %.2f×, %s; %s", sides.TitleB, sides.TitleA, ratio, diff, tol)
 	if abs <= opts.DurationSlack {
 		return false, note
 	}

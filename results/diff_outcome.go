@@ -20,9 +20,10 @@ const (
 // nothing about whether CAPI does what MAPI does.
 func gateOutcome(ar *AspectResult, p Pair) {
 	var failed []string
-	for i, o := range []*Observation{p.MAPI, p.CAPI} {
+	sides := p.Sides()
+	for i, o := range []*Observation{p.A, p.B} {
 		if o.Outcome != OutcomeSucceeded {
-			failed = append(failed, failureText([]Flow{FlowMAPI, FlowCAPI}[i], o))
+			failed = append(failed, failureText([]string{sides.TitleA, sides.TitleB}[i], o))
 		}
 	}
 	if len(failed) == 0 {
@@ -35,10 +36,10 @@ func gateOutcome(ar *AspectResult, p Pair) {
 	}
 }
 
-// failureText says that a flow did not succeed, how it ended and what
-// errors it reported.
-func failureText(f Flow, o *Observation) string {
-	text := fmt.Sprintf("the %s flow did not succeed (%s)", flowTitle(f), orNone(string(o.Outcome)))
+// failureText says that a flow, by its title, did not succeed, how it
+// ended and what errors it reported.
+func failureText(title string, o *Observation) string {
+	text := fmt.Sprintf("the %s flow did not succeed (%s)", title, orNone(string(o.Outcome)))
 	msgs := make([]string, 0, len(o.Errors))
 	for _, e := range o.Errors {
 		msgs = append(msgs, e.Source+": "+e.Message)
@@ -50,19 +51,17 @@ func failureText(f Flow, o *Observation) string {
 }
 
 // FlowFailed tells whether the flow did not succeed in this scenario: it
-// left no observation, or its outcome is not succeeded.
+// left no observation, or its outcome is not succeeded. f is one of the
+// scenario's sides.
 func (s ScenarioResult) FlowFailed(f Flow) bool {
-	o := s.MAPI
-	if f == FlowCAPI {
-		o = s.CAPI
-	}
+	o := s.Observation(f)
 	return o == nil || o.Outcome != OutcomeSucceeded
 }
 
-// FailedFlows are the flows that did not succeed, MAPI first.
+// FailedFlows are the flows that did not succeed, side A first.
 func (s ScenarioResult) FailedFlows() []Flow {
 	var out []Flow
-	for _, f := range []Flow{FlowMAPI, FlowCAPI} {
+	for _, f := range s.Sides().Flows() {
 		if s.FlowFailed(f) {
 			out = append(out, f)
 		}
@@ -82,12 +81,10 @@ func (s ScenarioResult) FlowFailure(f Flow) string {
 	if !s.FlowFailed(f) {
 		return ""
 	}
-	o := s.MAPI
-	if f == FlowCAPI {
-		o = s.CAPI
-	}
+	title := s.Sides().Title(f)
+	o := s.Observation(f)
 	if o == nil {
-		return fmt.Sprintf("the %s flow left no observation", flowTitle(f))
+		return fmt.Sprintf("the %s flow left no observation", title)
 	}
-	return failureText(f, o)
+	return failureText(title, o)
 }

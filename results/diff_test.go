@@ -29,7 +29,7 @@ func TestCompareDurations(t *testing.T) {
 		{0, 20 * time.Second, false},
 		{0, 2 * time.Minute, true},
 	} {
-		differ, note := compareDurations(tc.m, tc.c, opts)
+		differ, note := compareDurations(defaultSides, tc.m, tc.c, opts)
 		if differ != tc.differ {
 			t.Errorf("%s vs %s: differ=%t, want %t (%s)", tc.m, tc.c, differ, tc.differ, note)
 		}
@@ -39,7 +39,7 @@ func TestCompareDurations(t *testing.T) {
 func TestCompareClassifiesEveryAspect(t *testing.T) {
 	m := readObservation(t, "testdata/acceptance/scale-sample.mapi.json")
 	c := readObservation(t, "testdata/acceptance/scale-sample.capi.json")
-	res := mustCompare(t, Pair{Scenario: m.Scenario, MAPI: m, CAPI: c}, acceptanceRegistry(t), DefaultOptions())
+	res := mustCompare(t, Pair{Scenario: m.Scenario, A: m, B: c}, acceptanceRegistry(t), DefaultOptions())
 	if res.Count(Parity)+res.Count(KnownDivergence)+res.Count(Regression) != len(res.Aspects) {
 		t.Fatal("an aspect without a verdict")
 	}
@@ -58,7 +58,7 @@ func TestCompareSlowFlowIsARegression(t *testing.T) {
 	c.Flow = FlowCAPI
 	slow := c.Phases()[0].Start.Add(20 * time.Minute)
 	c.Milestones[0].ReachedAt = &slow
-	res := mustCompare(t, Pair{Scenario: m.Scenario, MAPI: m, CAPI: c}, nil, DefaultOptions())
+	res := mustCompare(t, Pair{Scenario: m.Scenario, A: m, B: c}, nil, DefaultOptions())
 	a, _ := res.Aspect("durations/scale-up")
 	if a.Verdict != Regression || !strings.Contains(a.Note, "CAPI/MAPI = 5.00×") {
 		t.Fatalf("got %+v", a)
@@ -70,7 +70,7 @@ func TestCompareSlowFlowIsARegression(t *testing.T) {
 
 func TestCompareMissingFlow(t *testing.T) {
 	m := readObservation(t, "testdata/acceptance/scale-sample.mapi.json")
-	res := mustCompare(t, Pair{Scenario: m.Scenario, MAPI: m}, nil, DefaultOptions())
+	res := mustCompare(t, Pair{Scenario: m.Scenario, A: m}, nil, DefaultOptions())
 	if len(res.Aspects) != 1 || res.Aspects[0].Verdict != Regression || !strings.Contains(res.Aspects[0].Note, "CAPI flow left no observation") {
 		t.Fatalf("got %+v", res.Aspects)
 	}

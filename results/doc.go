@@ -18,7 +18,14 @@
 // between milestones. Objects a flow picked from a pool at random
 // (Interchangeable) are compared by the transitions they made together.
 //
-// Compare (diff.go) classifies every aspect of a MAPI/CAPI pair as Parity,
+// Every scenario compares two flows, its sides (sides.go, SidesOf): the
+// MAPI flow (side A) and the CAPI flow (side B), except in the HyperShift
+// scenarios, which compare CAPI on the standard types with CAPI on the
+// private types, and a hosted cluster's CAPI before and after its
+// migration to them. Side A is shown first; reports name each side by its
+// title; the registry's mapi and capi keys mean side A and side B.
+//
+// Compare (diff.go) classifies every aspect of a pair as Parity,
 // KnownDivergence or Regression. A flow that did not succeed makes the
 // outcome aspect a Regression, also when both flows failed alike, and the
 // scenario fails. Durations are judged by a tolerance (Options, which must

@@ -32,6 +32,7 @@ const (
 )
 
 type htmlView struct {
+	Title        string
 	Summary      string
 	Failed       bool
 	FlowFailures []string
@@ -65,6 +66,7 @@ type matrixCell struct {
 type scenarioView struct {
 	Name       string
 	Anchor     string
+	Sides      Sides
 	Parity     int
 	Known      int
 	Regression int
@@ -77,6 +79,8 @@ type scenarioView struct {
 	Objects    []flowObjects
 }
 
+// backendRow, timelineRow and the other rows' MAPI and CAPI are side A
+// and side B.
 type backendRow struct {
 	Component, MAPI, CAPI string
 	Differs               bool
@@ -103,7 +107,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 
 func (r *Report) htmlView() htmlView {
 	v := htmlView{
-		Summary: r.Summary(), Failed: r.Failed(), Options: r.Options, Aspects: r.AspectNames(),
+		Title: r.comparison(), Summary: r.Summary(), Failed: r.Failed(), Options: r.Options, Aspects: r.AspectNames(),
 		Colors: map[string]string{"Parity": colorParity, "KnownDivergence": colorKnown, "Regression": colorRegression, "Absent": colorAbsent},
 		Meta:   runFacts(r.Scenarios),
 	}
@@ -130,7 +134,7 @@ func (r *Report) htmlView() htmlView {
 func matrixRowOf(s ScenarioResult, aspects []string) matrixRow {
 	mr := matrixRow{Scenario: s.Scenario, Anchor: anchor("s", s.Scenario, ""), Failed: flowFailedLines(s)}
 	for _, f := range s.FailedFlows() {
-		mr.FailedFlows = append(mr.FailedFlows, flowTitle(f))
+		mr.FailedFlows = append(mr.FailedFlows, s.Sides().Title(f))
 	}
 	for _, name := range aspects {
 		a, ok := s.Aspect(name)
@@ -157,17 +161,17 @@ func cellClass(v Verdict) string {
 
 func scenarioViewOf(s ScenarioResult) scenarioView {
 	sv := scenarioView{
-		Name: s.Scenario, Anchor: anchor("s", s.Scenario, ""),
+		Name: s.Scenario, Anchor: anchor("s", s.Scenario, ""), Sides: s.Sides(),
 		Parity: s.Count(Parity), Known: s.Count(KnownDivergence), Regression: s.Count(Regression),
 		Failed: flowFailedLines(s), Facts: pairFacts(s), Milestones: milestoneRows(s),
-		Timeline: timeline(s.MAPI, s.CAPI), Aspects: aspectViews(s), Objects: flowObjectsOf(s),
+		Timeline: timeline(s.A, s.B), Aspects: aspectViews(s), Objects: flowObjectsOf(s),
 	}
 	differs := map[string]bool{}
-	for _, k := range differingBackends(s.MAPI, s.CAPI) {
+	for _, k := range differingBackends(s.A, s.B) {
 		differs[k] = true
 	}
 	comps := map[string]bool{}
-	for _, o := range []*Observation{s.MAPI, s.CAPI} {
+	for _, o := range []*Observation{s.A, s.B} {
 		if o != nil {
 			for k := range o.Backends {
 				comps[k] = true
@@ -175,7 +179,7 @@ func scenarioViewOf(s ScenarioResult) scenarioView {
 		}
 	}
 	for _, k := range sortedKeys(comps) {
-		sv.Backends = append(sv.Backends, backendRow{Component: k, MAPI: backendOf(s.MAPI, k), CAPI: backendOf(s.CAPI, k), Differs: differs[k]})
+		sv.Backends = append(sv.Backends, backendRow{Component: k, MAPI: backendOf(s.A, k), CAPI: backendOf(s.B, k), Differs: differs[k]})
 	}
 	return sv
 }
@@ -232,7 +236,7 @@ func phaseBar(o *Observation, name string, scale time.Duration) *bar {
 
 func clamp(f float64) float64 { return min(100, max(0, f)) }
 
-// phaseNames lists the phases of both flows, MAPI's order first.
+// phaseNames lists the phases of both flows, side A's order first.
 func phaseNames(m, c *Observation) []string {
 	var names []string
 	seen := map[string]bool{}

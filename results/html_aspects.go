@@ -32,15 +32,16 @@ type lineRow struct {
 
 func aspectViews(s ScenarioResult) []aspectView {
 	out := make([]aspectView, 0, len(s.Aspects))
+	sides := s.Sides()
 	for _, a := range s.Aspects {
 		v := aspectView{
 			Aspect: a.Aspect, Anchor: anchor("d", s.Scenario, a.Aspect), Verdict: a.Verdict,
-			Open: a.Verdict == Regression, Hint: aspectHint(a), Rows: lineRows(a),
+			Open: a.Verdict == Regression, Hint: aspectHint(sides, a), Rows: lineRows(a),
 			MAPIEmpty: emptyNote(a.MAPIAbsent, len(a.MAPI)), CAPIEmpty: emptyNote(a.CAPIAbsent, len(a.CAPI)),
 			Known: a.Known, Miscounted: a.Miscounted, Note: a.Note,
 		}
 		if a.Verdict == Regression {
-			v.Message = regressionMessage(a)
+			v.Message = regressionMessage(sides, a)
 		}
 		v.Identical = identical(v.Rows)
 		out = append(out, v)
@@ -82,17 +83,17 @@ func isDurationAspect(a AspectResult) bool { return a.MAPIDuration != nil || a.C
 // aspectHint is the one line shown while the detail is collapsed: the two
 // durations, or how many lines each flow had, and the entries that
 // explained a difference.
-func aspectHint(a AspectResult) string {
+func aspectHint(sides Sides, a AspectResult) string {
 	var hint string
 	switch {
 	case isDurationAspect(a):
-		hint = fmt.Sprintf("MAPI %s · CAPI %s", durationOrAbsent(a.MAPIDuration), durationOrAbsent(a.CAPIDuration))
+		hint = fmt.Sprintf("%s %s · %s %s", sides.TitleA, durationOrAbsent(a.MAPIDuration), sides.TitleB, durationOrAbsent(a.CAPIDuration))
 	case a.Verdict == Parity && len(a.MAPI) == 0:
 		hint = "no lines in either flow"
 	case a.Verdict == Parity:
 		hint = plural(len(a.MAPI), "line") + ", the same in both flows"
 	default:
-		hint = fmt.Sprintf("MAPI %s, CAPI %s", linesOrAbsent(a.MAPIAbsent, len(a.MAPI)), linesOrAbsent(a.CAPIAbsent, len(a.CAPI)))
+		hint = fmt.Sprintf("%s %s, %s %s", sides.TitleA, linesOrAbsent(a.MAPIAbsent, len(a.MAPI)), sides.TitleB, linesOrAbsent(a.CAPIAbsent, len(a.CAPI)))
 	}
 	if len(a.Known) > 0 {
 		hint += "; explained by " + entryIDs(a.Known)

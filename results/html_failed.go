@@ -11,9 +11,10 @@ import (
 // flowFailedLine is the headline of a flow that did not succeed, e.g.
 // "MAPI flow failed: driver: timed out waiting (outcome timedOut)".
 func flowFailedLine(s ScenarioResult, f Flow) string {
-	o := flowObservation(s, f)
+	title := s.Sides().Title(f)
+	o := s.Observation(f)
 	if o == nil {
-		return flowTitle(f) + " flow failed: it left no observation"
+		return title + " flow failed: it left no observation"
 	}
 	msgs := make([]string, 0, len(o.Errors))
 	for _, e := range o.Errors {
@@ -23,7 +24,7 @@ func flowFailedLine(s ScenarioResult, f Flow) string {
 	if len(msgs) > 0 {
 		text = strings.Join(msgs, "; ")
 	}
-	return fmt.Sprintf("%s flow failed: %s (outcome %s)", flowTitle(f), text, orNone(string(o.Outcome)))
+	return fmt.Sprintf("%s flow failed: %s (outcome %s)", title, text, orNone(string(o.Outcome)))
 }
 
 // flowFailedLines are the headlines of every failed flow of a scenario.

@@ -18,7 +18,7 @@ func failedDay1(t *testing.T) *Report {
 		o.Outcome = OutcomeTimedOut
 		o.Errors = []Error{{Source: "driver", Message: "timed out waiting for 3 control-plane agents", At: o.FinishedAt}}
 	}
-	return mustBuild(t, []Pair{{Scenario: m.Scenario, MAPI: m, CAPI: c}}, builtIn(t), DefaultOptions())
+	return mustBuild(t, []Pair{{Scenario: m.Scenario, A: m, B: c}}, builtIn(t), DefaultOptions())
 }
 
 func renderHTML(t *testing.T, r *Report) string {
@@ -76,12 +76,12 @@ func TestMarkdownFailedFlowIsProminent(t *testing.T) {
 // A flow that left no observation is named as failed too.
 func TestFlowFailedLineWithoutObservation(t *testing.T) {
 	m := readObservation(t, "testdata/acceptance/scale-sample.mapi.json")
-	s := mustCompare(t, Pair{Scenario: m.Scenario, MAPI: m}, nil, DefaultOptions())
+	s := mustCompare(t, Pair{Scenario: m.Scenario, A: m}, nil, DefaultOptions())
 	got := flowFailedLines(s)
 	if len(got) != 1 || got[0] != "CAPI flow failed: it left no observation" {
 		t.Fatalf("got %q", got)
 	}
-	if page := renderHTML(t, mustBuild(t, []Pair{{Scenario: m.Scenario, MAPI: m}}, nil, DefaultOptions())); !strings.Contains(page, `<header class="fail">`) {
+	if page := renderHTML(t, mustBuild(t, []Pair{{Scenario: m.Scenario, A: m}}, nil, DefaultOptions())); !strings.Contains(page, `<header class="fail">`) {
 		t.Error("header is not red for a missing flow")
 	}
 }

@@ -23,7 +23,8 @@ type factRow struct {
 	Values []factValue
 }
 
-// pairFact is one fact of a scenario's two flows; Same merges the cells.
+// pairFact is one fact of a scenario's two flows (MAPI is side A's value,
+// CAPI side B's); Same merges the cells.
 type pairFact struct {
 	Name, MAPI, CAPI string
 	Same             bool
@@ -149,15 +150,16 @@ func labMachine(o *Observation) string {
 // from.
 func runFacts(scenarios []ScenarioResult) []factRow {
 	type labelled struct {
-		label string
+		label flowLabel
 		o     *Observation
 	}
 	var obs []labelled
 	var all []*Observation
 	for _, s := range scenarios {
-		for _, f := range []Flow{FlowMAPI, FlowCAPI} {
-			if o := flowObservation(s, f); o != nil {
-				obs = append(obs, labelled{s.Scenario + " " + flowTitle(f), o})
+		sides := s.Sides()
+		for _, f := range sides.Flows() {
+			if o := s.Observation(f); o != nil {
+				obs = append(obs, labelled{flowLabel{s.Scenario, sides.Title(f)}, o})
 				all = append(all, o)
 			}
 		}
@@ -168,7 +170,7 @@ func runFacts(scenarios []ScenarioResult) []factRow {
 	}
 	for _, src := range factSources(all) {
 		var order []string
-		where := map[string][]string{}
+		where := map[string][]flowLabel{}
 		recorded := false
 		for _, l := range obs {
 			v := src.read(l.o)
@@ -195,18 +197,23 @@ func runFacts(scenarios []ScenarioResult) []factRow {
 	return out
 }
 
-// mergeFlows names a scenario once when both its flows are listed:
-// "day1 MAPI, day1 CAPI" becomes "day1".
-func mergeFlows(labels []string) []string {
+// flowLabel names one flow of a scenario by its title: "day1 MAPI".
+type flowLabel struct{ scenario, title string }
+
+func (l flowLabel) String() string { return l.scenario + " " + l.title }
+
+// mergeFlows names a scenario once when both its flows are listed, side A
+// then side B as runFacts lists them: "day1 MAPI, day1 CAPI" becomes
+// "day1".
+func mergeFlows(labels []flowLabel) []string {
 	var out []string
 	for i := 0; i < len(labels); i++ {
-		scn, ok := strings.CutSuffix(labels[i], " "+flowTitle(FlowMAPI))
-		if ok && i+1 < len(labels) && labels[i+1] == scn+" "+flowTitle(FlowCAPI) {
-			out = append(out, scn)
+		if i+1 < len(labels) && labels[i+1].scenario == labels[i].scenario {
+			out = append(out, labels[i].scenario)
 			i++
 			continue
 		}
-		out = append(out, labels[i])
+		out = append(out, labels[i].String())
 	}
 	return out
 }
@@ -236,7 +243,7 @@ func utcTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05") 
 // pairFacts are the facts of one scenario, flow by flow: when each flow
 // ran, how it ended, then every fact either recorded.
 func pairFacts(s ScenarioResult) []pairFact {
-	m, c := s.MAPI, s.CAPI
+	m, c := s.A, s.B
 	facts := []factSource{
 		{"started (UTC)", func(o *Observation) string { return utcTime(o.StartedAt) }},
 		{"run time", func(o *Observation) string { return formatDuration(o.FinishedAt.Sub(o.StartedAt)) }},
@@ -265,11 +272,4 @@ func readFact(src factSource, o *Observation) string {
 		return ""
 	}
 	return src.read(o)
-}
-
-func flowObservation(s ScenarioResult, f Flow) *Observation {
-	if f == FlowCAPI {
-		return s.CAPI
-	}
-	return s.MAPI
 }

@@ -49,7 +49,7 @@ func TestRunFacts(t *testing.T) {
 	}
 	m, c := obs(FlowMAPI, "kvm"), obs(FlowCAPI, "")
 	c.Backends = map[string]string{"accel": "tcg"}
-	facts := runFacts([]ScenarioResult{{Scenario: "s", MAPI: m, CAPI: c}})
+	facts := runFacts([]ScenarioResult{{Scenario: "s", A: m, B: c}})
 	got := map[string][]factValue{}
 	var names []string
 	for _, f := range facts {
@@ -69,7 +69,7 @@ func TestRunFacts(t *testing.T) {
 	if v := got["accelerator (KVM or TCG)"]; !reflect.DeepEqual(v, []factValue{{"KVM", "s MAPI"}, {"TCG", "s CAPI"}}) {
 		t.Errorf("disagreeing fact: %v", v)
 	}
-	pf := pairFacts(ScenarioResult{Scenario: "s", MAPI: m, CAPI: c})
+	pf := pairFacts(ScenarioResult{Scenario: "s", A: m, B: c})
 	for _, f := range pf {
 		if f.Name == "accelerator (KVM or TCG)" && (f.Same || f.MAPI != "KVM" || f.CAPI != "TCG") {
 			t.Errorf("pair fact: %+v", f)
@@ -78,7 +78,7 @@ func TestRunFacts(t *testing.T) {
 }
 
 func TestMergeFlows(t *testing.T) {
-	got := mergeFlows([]string{"a MAPI", "a CAPI", "b MAPI", "c CAPI"})
+	got := mergeFlows([]flowLabel{{"a", "MAPI"}, {"a", "CAPI"}, {"b", "MAPI"}, {"c", "CAPI"}})
 	if want := []string{"a", "b MAPI", "c CAPI"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}

@@ -10,7 +10,8 @@ import (
 // verdict of its duration aspect, so a slowdown that is still parity is
 // seen before it becomes a regression.
 
-// milestoneRow is one milestone (or the total) of a scenario.
+// milestoneRow is one milestone (or the total) of a scenario; MAPI and
+// CAPI are side A's and side B's durations.
 type milestoneRow struct {
 	Name, Description string
 	Anchor            string
@@ -27,10 +28,10 @@ const (
 	durationAspectPre = "durations/"
 )
 
-// milestoneRows lists the scenario's milestones, MAPI's plan first, then
-// the total.
+// milestoneRows lists the scenario's milestones, side A's plan first,
+// then the total.
 func milestoneRows(s ScenarioResult) []milestoneRow {
-	names, descs := milestonePlan(s.MAPI, s.CAPI)
+	names, descs := milestonePlan(s.Sides(), s.A, s.B)
 	if len(names) == 0 {
 		return nil
 	}
@@ -44,7 +45,7 @@ func milestoneRows(s ScenarioResult) []milestoneRow {
 // milestonePlan is the union of both flows' milestones in declaration
 // order, each with its description; descriptions that differ between the
 // flows are both given.
-func milestonePlan(m, c *Observation) ([]string, map[string]string) {
+func milestonePlan(sides Sides, m, c *Observation) ([]string, map[string]string) {
 	var names []string
 	descs := map[string]string{}
 	byFlow := map[string][2]string{}
@@ -69,7 +70,7 @@ func milestonePlan(m, c *Observation) ([]string, map[string]string) {
 		case d[1] == "":
 			descs[n] = d[0]
 		default:
-			descs[n] = fmt.Sprintf("MAPI: %s; CAPI: %s", d[0], d[1])
+			descs[n] = fmt.Sprintf("%s: %s; %s: %s", sides.TitleA, d[0], sides.TitleB, d[1])
 		}
 	}
 	return names, descs

@@ -44,19 +44,23 @@ const digestShown = 12
 
 func flowObjectsOf(s ScenarioResult) []flowObjects {
 	var out []flowObjects
-	for _, f := range []Flow{FlowMAPI, FlowCAPI} {
-		if o := flowObservation(s, f); o != nil {
-			out = append(out, objectTimelines(o, anchor("o", s.Scenario, string(f))))
+	sides := s.Sides()
+	for _, f := range sides.Flows() {
+		if o := s.Observation(f); o != nil {
+			fo := objectTimelines(o, anchor("o", s.Scenario, string(f)))
+			fo.Flow = sides.Title(f)
+			out = append(out, fo)
 		}
 	}
 	return out
 }
 
-// objectTimelines builds the timelines of one observation: its objects
+// objectTimelines builds the timelines of one observation (its caller
+// titles the flow): its objects
 // (a BareMetalHost object also gets its host's BMC operations and final
 // state), then hosts no object stands for, sorted by kind and name.
 func objectTimelines(o *Observation, anchorID string) flowObjects {
-	fo := flowObjects{Flow: flowTitle(o.Flow), Anchor: anchorID}
+	fo := flowObjects{Anchor: anchorID}
 	tl := flowClock{start: o.StartedAt}
 	hostShown := map[string]bool{}
 	for _, obj := range o.Objects {

@@ -70,7 +70,7 @@ func TestMilestoneRows(t *testing.T) {
 	m := readObservation(t, "testdata/acceptance/scale-sample.mapi.json")
 	c := readObservation(t, "testdata/acceptance/scale-sample.capi.json")
 	c.Milestones[1].ReachedAt = nil
-	rows := milestoneRows(mustCompare(t, Pair{Scenario: m.Scenario, MAPI: m, CAPI: c}, nil, DefaultOptions()))
+	rows := milestoneRows(mustCompare(t, Pair{Scenario: m.Scenario, A: m, B: c}, nil, DefaultOptions()))
 	var got []string
 	for _, r := range rows {
 		got = append(got, strings.Join([]string{r.Name, r.MAPI, r.CAPI, r.Delta, r.Ratio, string(r.Verdict)}, " "))

@@ -76,7 +76,7 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 	for _, s := range r.Scenarios {
 		suite := scenarioSuite(s)
 		doc.Suites = append(doc.Suites, suite)
-		total += runSeconds(s.MAPI) + runSeconds(s.CAPI)
+		total += runSeconds(s.A) + runSeconds(s.B)
 	}
 	if len(r.Entries) > 0 {
 		doc.Suites = append(doc.Suites, r.registrySuite())
@@ -103,20 +103,21 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 func scenarioSuite(s ScenarioResult) junitSuite {
 	suite := junitSuite{
 		Name:       "parity " + s.Scenario,
-		Time:       seconds(runSeconds(s.MAPI) + runSeconds(s.CAPI)),
+		Time:       seconds(runSeconds(s.A) + runSeconds(s.B)),
 		Properties: scenarioProps(s),
 	}
-	if s.MAPI != nil {
-		suite.Timestamp = s.MAPI.StartedAt.UTC().Format("2006-01-02T15:04:05")
+	if s.A != nil {
+		suite.Timestamp = s.A.StartedAt.UTC().Format("2006-01-02T15:04:05")
 	}
+	sides := s.Sides()
 	for _, a := range s.Aspects {
 		tc := junitTestCase{Name: s.Scenario + ": " + a.Aspect, Classname: "parity." + s.Scenario, Time: "0"}
 		switch a.Verdict {
 		case Regression:
-			tc.Failure = &junitMessage{Message: regressionMessage(a), Type: string(Regression), Body: xmlSafe(regressionBody(a))}
+			tc.Failure = &junitMessage{Message: regressionMessage(sides, a), Type: string(Regression), Body: xmlSafe(regressionBody(sides, a))}
 			suite.Failures++
 		case KnownDivergence:
-			tc.SystemOut = cdata(knownBody(a))
+			tc.SystemOut = cdata(knownBody(sides, a))
 		}
 		suite.Cases = append(suite.Cases, tc)
 		suite.Tests++
@@ -126,7 +127,7 @@ func scenarioSuite(s ScenarioResult) junitSuite {
 
 func scenarioProps(s ScenarioResult) *junitProps {
 	props := &junitProps{}
-	for _, o := range []*Observation{s.MAPI, s.CAPI} {
+	for _, o := range []*Observation{s.A, s.B} {
 		if o == nil {
 			continue
 		}
@@ -177,7 +178,7 @@ func (r *Report) registrySuite() junitSuite {
 // regressionMessage is the failure's message: what dashboards show of a
 // failed testcase (TestGrid a line of it), so it names both sides'
 // unexplained lines, a few of each; the body has them all side by side.
-func regressionMessage(a AspectResult) string {
+func regressionMessage(sides Sides, a AspectResult) string {
 	if a.Aspect == observationAspect || a.Aspect == outcomeAspect {
 		return a.Note
 	}
@@ -185,8 +186,8 @@ func regressionMessage(a AspectResult) string {
 	if len(mapi)+len(capi) == 0 {
 		mapi, capi = a.OnlyMAPI, a.OnlyCAPI
 	}
-	msg := fmt.Sprintf("%s differs and no known divergence explains it: MAPI %s; CAPI %s",
-		a.Aspect, sideSummary(mapi, a.MAPIAbsent, "CAPI"), sideSummary(capi, a.CAPIAbsent, "MAPI"))
+	msg := fmt.Sprintf("%s differs and no known divergence explains it: %s %s; %s %s", a.Aspect,
+		sides.TitleA, sideSummary(mapi, a.MAPIAbsent, sides.TitleB), sides.TitleB, sideSummary(capi, a.CAPIAbsent, sides.TitleA))
 	if a.Note != "" {
 		msg += " (" + a.Note + ")"
 	}
@@ -219,12 +220,12 @@ func sideSummary(lines []string, absent bool, other string) string {
 	return s + " that " + other + " lacks"
 }
 
-func regressionBody(a AspectResult) string {
+func regressionBody(sides Sides, a AspectResult) string {
 	if a.Aspect == observationAspect {
 		return a.Note
 	}
 	var b strings.Builder
-	b.WriteString(sideBySide(a))
+	b.WriteString(sideBySide(sides, a))
 	if a.Note != "" {
 		b.WriteString("\n\n" + a.Note)
 	}
@@ -235,17 +236,17 @@ func regressionBody(a AspectResult) string {
 		b.WriteString("\n\nNo known divergence can explain this aspect: fix the flow that failed, the milestones the scenario declares, or the slower flow.")
 		return b.String()
 	}
-	b.WriteString("\n\nIf this difference is intended, explain it in results/known-divergences.yaml; otherwise fix the CAPI flow.")
+	fmt.Fprintf(&b, "\n\nIf this difference is intended, explain it in results/known-divergences.yaml; otherwise fix the %s flow.", sides.TitleB)
 	return b.String()
 }
 
-func knownBody(a AspectResult) string {
+func knownBody(sides Sides, a AspectResult) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Known divergence: %s differs between MAPI and CAPI, as registered.\n", a.Aspect)
+	fmt.Fprintf(&b, "Known divergence: %s differs between %s and %s, as registered.\n", a.Aspect, sides.TitleA, sides.TitleB)
 	for _, e := range a.Known {
 		b.WriteString("\n" + entryText(e) + "\n")
 	}
-	b.WriteString("\n" + sideBySide(a))
+	b.WriteString("\n" + sideBySide(sides, a))
 	if a.Note != "" {
 		b.WriteString("\n\n" + a.Note)
 	}

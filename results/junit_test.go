@@ -110,8 +110,8 @@ func TestJUnitMatchesJenkinsSchema(t *testing.T) {
 // Invalid XML characters from observed messages never reach the document.
 func TestJUnitSanitisesControlCharacters(t *testing.T) {
 	r := acceptanceReport(t, acceptanceRegistry(t))
-	r.Scenarios[0].CAPI.Errors = []Error{{Source: "driver", Message: "\x1b[31mboom\x1b[0m \x00"}}
-	r = mustBuild(t, []Pair{{Scenario: "scale-sample", MAPI: r.Scenarios[0].MAPI, CAPI: r.Scenarios[0].CAPI}}, acceptanceRegistry(t), DefaultOptions())
+	r.Scenarios[0].B.Errors = []Error{{Source: "driver", Message: "\x1b[31mboom\x1b[0m \x00"}}
+	r = mustBuild(t, []Pair{{Scenario: "scale-sample", A: r.Scenarios[0].A, B: r.Scenarios[0].B}}, acceptanceRegistry(t), DefaultOptions())
 	var buf bytes.Buffer
 	if err := r.WriteJUnit(&buf); err != nil {
 		t.Fatal(err)
@@ -184,7 +184,7 @@ func TestRegressionMessageQuotesEachSide(t *testing.T) {
 		want: []string{"MAPI has no such aspect", `CAPI has "` + strings.Repeat("x", 119) + `…" that MAPI lacks`, "(only the CAPI flow has it)"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := regressionMessage(tc.a)
+			got := regressionMessage(defaultSides, tc.a)
 			for _, w := range tc.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("message %q lacks %q", got, w)

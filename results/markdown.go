@@ -45,7 +45,7 @@ func (r *Report) Summary() string {
 }
 
 func (r *Report) mdSummary(b *strings.Builder) {
-	b.WriteString("# MAPI vs CAPI parity\n\n")
+	fmt.Fprintf(b, "# %s parity\n\n", r.comparison())
 	fmt.Fprintf(b, "**%s**\n\n", r.Summary())
 	for _, s := range r.Scenarios {
 		for _, line := range flowFailedLines(s) {
@@ -77,7 +77,9 @@ func (r *Report) mdRun(b *strings.Builder) {
 
 func (r *Report) mdScenarios(b *strings.Builder) {
 	b.WriteString("## Scenarios\n\n")
-	b.WriteString("| scenario | verdict | parity | known | regressions | MAPI backends | CAPI backends | MAPI time | CAPI time |\n")
+	cols, legend := r.columnSides()
+	b.WriteString(legend)
+	fmt.Fprintf(b, "| scenario | verdict | parity | known | regressions | %[1]s backends | %[2]s backends | %[1]s time | %[2]s time |\n", cols.TitleA, cols.TitleB)
 	b.WriteString("|---|---|---:|---:|---:|---|---|---:|---:|\n")
 	for _, s := range r.Scenarios {
 		verdict := scenarioVerdict(s)
@@ -86,14 +88,35 @@ func (r *Report) mdScenarios(b *strings.Builder) {
 		}
 		fmt.Fprintf(b, "| %s | %s | %d | %d | %d | %s | %s | %s | %s |\n",
 			mdCell(s.Scenario), verdict, s.Count(Parity), s.Count(KnownDivergence), s.Count(Regression),
-			mdCell(backendLine(s.MAPI)), mdCell(backendLine(s.CAPI)), runTime(s.MAPI), runTime(s.CAPI))
+			mdCell(backendLine(s.A)), mdCell(backendLine(s.B)), runTime(s.A), runTime(s.B))
 	}
 	b.WriteString("\n")
 	for _, s := range r.Scenarios {
-		if diff := backendDifferences(s.MAPI, s.CAPI); diff != "" {
+		if diff := backendDifferences(s); diff != "" {
 			fmt.Fprintf(b, "- %s: components the flows implement differently: %s.\n", s.Scenario, diff)
 		}
 	}
+}
+
+// columnSides are the sides a table of every scenario names its columns
+// after: the scenarios' own when they all compare the same flows, else
+// "side A" and "side B", which the legend says scenario by scenario.
+func (r *Report) columnSides() (cols Sides, legend string) {
+	all := distinctSides(r.Scenarios)
+	if len(all) == 1 {
+		return all[0], ""
+	}
+	parts := make([]string, 0, len(all))
+	for _, sides := range all {
+		var names []string
+		for _, s := range r.Scenarios {
+			if s.Sides() == sides {
+				names = append(names, s.Scenario)
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%s and %s in %s", sides.TitleA, sides.TitleB, strings.Join(names, ", ")))
+	}
+	return Sides{TitleA: "side A", TitleB: "side B"}, "Side A and side B are " + strings.Join(parts, "; ") + ".\n\n"
 }
 
 // mdScenario is one scenario: its failed flows, what each flow ran on,
@@ -103,7 +126,8 @@ func mdScenario(b *strings.Builder, s ScenarioResult) {
 	for _, line := range flowFailedLines(s) {
 		fmt.Fprintf(b, "> **%s**\n\n", line)
 	}
-	b.WriteString("| fact | MAPI flow | CAPI flow |\n|---|---|---|\n")
+	sides := s.Sides()
+	fmt.Fprintf(b, "| fact | %s flow | %s flow |\n|---|---|---|\n", sides.TitleA, sides.TitleB)
 	for _, f := range pairFacts(s) {
 		capi := f.CAPI
 		if f.Same {
@@ -112,7 +136,7 @@ func mdScenario(b *strings.Builder, s ScenarioResult) {
 		fmt.Fprintf(b, "| %s | %s | %s |\n", mdCell(f.Name), mdCell(f.MAPI), mdCell(capi))
 	}
 	if ms := milestoneRows(s); len(ms) > 0 {
-		b.WriteString("\n| milestone | MAPI | CAPI | delta (CAPI − MAPI) | ratio (CAPI/MAPI) | verdict |\n|---|---:|---:|---:|---:|---|\n")
+		fmt.Fprintf(b, "\n| milestone | %[1]s | %[2]s | delta (%[2]s − %[1]s) | ratio (%[2]s/%[1]s) | verdict |\n|---|---:|---:|---:|---:|---|\n", sides.TitleA, sides.TitleB)
 		for _, m := range ms {
 			fmt.Fprintf(b, "| %s: %s | %s | %s | %s | %s | %s |\n", mdCell(m.Name), mdCell(m.Description),
 				m.MAPI, m.CAPI, orWord(m.Delta, "—"), orWord(m.Ratio, "—"), mdVerdict(m.Verdict))
@@ -120,7 +144,7 @@ func mdScenario(b *strings.Builder, s ScenarioResult) {
 	}
 	b.WriteString("\n| aspect | verdict | decided on |\n|---|---|---|\n")
 	for _, a := range s.Aspects {
-		fmt.Fprintf(b, "| %s | %s | %s |\n", mdCell(a.Aspect), mdVerdict(a.Verdict), mdCell(decidedOn(a)))
+		fmt.Fprintf(b, "| %s | %s | %s |\n", mdCell(a.Aspect), mdVerdict(a.Verdict), mdCell(decidedOn(sides, a)))
 	}
 }
 
@@ -138,14 +162,14 @@ func mdVerdict(v Verdict) string {
 
 // decidedOn says what a parity verdict rests on (the first lines both
 // flows have, with repeat counts), or where a difference is detailed.
-func decidedOn(a AspectResult) string {
+func decidedOn(sides Sides, a AspectResult) string {
 	switch {
 	case isDurationAspect(a):
-		return aspectHint(a)
+		return aspectHint(sides, a)
 	case a.Verdict == Regression:
-		return aspectHint(a) + "; see Regressions"
+		return aspectHint(sides, a) + "; see Regressions"
 	case a.Verdict == KnownDivergence:
-		return aspectHint(a) + "; see Known divergences"
+		return aspectHint(sides, a) + "; see Known divergences"
 	}
 	const shown = 3
 	var lines []string
@@ -170,9 +194,9 @@ func (r *Report) mdRegressions(b *strings.Builder) {
 				continue
 			}
 			n++
-			fmt.Fprintf(b, "### %s: %s\n\n%s.\n\n", s.Scenario, a.Aspect, regressionMessage(a))
+			fmt.Fprintf(b, "### %s: %s\n\n%s.\n\n", s.Scenario, a.Aspect, regressionMessage(s.Sides(), a))
 			if a.Aspect != "observation" {
-				fmt.Fprintf(b, "```\n%s\n```\n\n", sideBySide(a))
+				fmt.Fprintf(b, "```\n%s\n```\n\n", sideBySide(s.Sides(), a))
 			}
 			if a.Note != "" && a.Aspect != "observation" {
 				fmt.Fprintf(b, "%s\n\n", a.Note)
@@ -199,7 +223,7 @@ func (r *Report) mdKnown(b *strings.Builder) {
 			}
 			// Collapsed where the renderer supports it (GitHub), plain
 			// text elsewhere.
-			fmt.Fprintf(&details, "<details><summary>%s: %s</summary>\n\n```\n%s\n```\n\n", s.Scenario, a.Aspect, sideBySide(a))
+			fmt.Fprintf(&details, "<details><summary>%s: %s</summary>\n\n```\n%s\n```\n\n", s.Scenario, a.Aspect, sideBySide(s.Sides(), a))
 			if a.Note != "" {
 				fmt.Fprintf(&details, "%s\n\n", a.Note)
 			}

@@ -24,8 +24,8 @@ func TestRealVerdictIgnoresRandomParts(t *testing.T) {
 			rd := newRedraw(seed)
 			pairs := make([]Pair, len(base))
 			for i, p := range base {
-				pairs[i] = Pair{Scenario: p.Scenario, MAPI: rd.observation(t, p.MAPI), CAPI: rd.observation(t, p.CAPI)}
-				for _, side := range [][2]*Observation{{p.MAPI, pairs[i].MAPI}, {p.CAPI, pairs[i].CAPI}} {
+				pairs[i] = Pair{Scenario: p.Scenario, A: rd.observation(t, p.A), B: rd.observation(t, p.B)}
+				for _, side := range [][2]*Observation{{p.A, pairs[i].A}, {p.B, pairs[i].B}} {
 					if got, want := Aspects(side[1]), Aspects(side[0]); !reflect.DeepEqual(got, want) {
 						t.Errorf("%s %s: aspects changed with the random parts:\n%s", p.Scenario, side[0].Flow, aspectDiff(want, got))
 					}

@@ -31,7 +31,7 @@ func realPairs(t testing.TB) []Pair {
 	}
 	var names []string
 	for _, p := range pairs {
-		if p.MAPI == nil || p.CAPI == nil {
+		if p.A == nil || p.B == nil {
 			t.Fatalf("%s: scenario %s lacks a flow", realDir, p.Scenario)
 		}
 		names = append(names, p.Scenario)
@@ -61,7 +61,7 @@ func clonePairs(t testing.TB, pairs []Pair) []Pair {
 	t.Helper()
 	out := make([]Pair, len(pairs))
 	for i, p := range pairs {
-		out[i] = Pair{Scenario: p.Scenario, MAPI: deepCopy(t, p.MAPI), CAPI: deepCopy(t, p.CAPI)}
+		out[i] = Pair{Scenario: p.Scenario, A: deepCopy(t, p.A), B: deepCopy(t, p.B)}
 	}
 	return out
 }
@@ -103,8 +103,8 @@ func TestMutationsOfTheRealRunFail(t *testing.T) {
 			if i < 0 {
 				t.Fatalf("no scenario %s in the real run", mu.scenario)
 			}
-			mu.mutate(t, pairs[i].MAPI, pairs[i].CAPI)
-			for _, o := range []*Observation{pairs[i].MAPI, pairs[i].CAPI} {
+			mu.mutate(t, pairs[i].A, pairs[i].B)
+			for _, o := range []*Observation{pairs[i].A, pairs[i].B} {
 				if err := o.Validate(); err != nil {
 					t.Fatalf("the mutated %s observation is not one a driver could write: %v", o.Flow, err)
 				}

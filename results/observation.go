@@ -9,7 +9,8 @@ const SchemaVersion = "paritylab.io/observation/v2"
 // Flow is the machine-management flow an Observation was made with.
 type Flow string
 
-// The two flows of a paired scenario.
+// The two flows most scenarios compare, side A and side B (see SidesOf;
+// sides.go has the HyperShift scenarios' other flows).
 const (
 	FlowMAPI Flow = "mapi"
 	FlowCAPI Flow = "capi"
@@ -32,7 +33,7 @@ type Observation struct {
 	SchemaVersion string `json:"schemaVersion"`
 	// Scenario names the scenario, the same for both flows (e.g. day1, day2-scale).
 	Scenario string `json:"scenario"`
-	// Flow is the machine-management flow: mapi or capi.
+	// Flow is the machine-management flow, one of the two its scenario compares: mapi or capi, in the HyperShift scenarios capi and capi-private (hypershift-private-types) or capi and capi-migrated (hypershift-migration).
 	Flow Flow `json:"flow"`
 	// RunID identifies the run that made this observation (free form).
 	RunID string `json:"runID,omitempty"`

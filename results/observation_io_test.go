@@ -73,7 +73,7 @@ func TestLoadDirPairsAndSkipsOtherJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(pairs) != 2 || pairs[0].Scenario != "day1" || pairs[1].CAPI != nil {
+	if len(pairs) != 2 || pairs[0].Scenario != "day1" || pairs[1].B != nil {
 		t.Fatalf("got %+v", pairs)
 	}
 	var buf bytes.Buffer
@@ -98,7 +98,7 @@ func TestNewPair(t *testing.T) {
 	m := readObservation(t, "testdata/real/day1.mapi.json")
 	c := readObservation(t, "testdata/real/day1.capi.json")
 	p, err := NewPair(c, m)
-	if err != nil || p.MAPI != m || p.CAPI != c {
+	if err != nil || p.A != m || p.B != c {
 		t.Fatalf("got %+v, %v", p, err)
 	}
 	if _, err := NewPair(m, m); err == nil {

@@ -17,7 +17,11 @@ const RegistryAPIVersion = "paritylab.io/known-divergences/v1"
 var defaultRegistry []byte
 
 // Registry is the reviewed list of known, explained divergences between
-// the MAPI and the CAPI flow. The loader (ParseRegistry) holds every entry
+// the two sides of scenarios: the MAPI and the CAPI flow in most (see
+// SidesOf). Entries name the sides mapi (side A) and capi (side B)
+// whatever flows their scenarios compare: in hypershift-private-types an
+// entry's mapi: patterns match lines of CAPI on the standard types. The
+// loader (ParseRegistry) holds every entry
 // to the rules in registry_rules.go, so that no entry waves through more
 // than the behaviour it names.
 type Registry struct {
@@ -44,9 +48,10 @@ type Entry struct {
 	// Aspect is a glob pattern (path.Match; "*" stops at "/") of the aspects
 	// the entry applies to, e.g. nodes/providerID or objects/*/phases.
 	Aspect string `json:"aspect"`
-	// MAPI and CAPI are regular expressions, each matching a whole line, of
-	// the lines only that flow has which the entry explains. An entry with
-	// only one explains no line of the other flow.
+	// MAPI and CAPI (mapi: and capi:) are regular expressions, each
+	// matching a whole line, of the lines only side A or side B has which
+	// the entry explains. An entry with only one explains no line of the
+	// other side.
 	MAPI []string `json:"mapi,omitempty"`
 	CAPI []string `json:"capi,omitempty"`
 	// Except are regular expressions of lines the entry never explains,
@@ -56,8 +61,9 @@ type Entry struct {
 	// take no regular expressions: the exact status of each condition type
 	// per flow and lifecycle.
 	Conditions *ConditionsSpec `json:"conditions,omitempty"`
-	// PresentIn says the aspect exists under this flow only (mapi or capi);
-	// without it an aspect only one flow has is a regression.
+	// PresentIn says the aspect exists under this side only (mapi: side A,
+	// capi: side B); without it an aspect only one flow has is a
+	// regression.
 	PresentIn Flow `json:"presentIn,omitempty"`
 	// CountsDiffer says why the entry may explain a different number of
 	// MAPI and CAPI lines in an aspect; without it an entry that explains

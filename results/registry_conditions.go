@@ -6,7 +6,8 @@ import (
 )
 
 // ConditionsSpec explains condition lines (objects/<role>/conditions) by
-// the exact end state of each condition type, per flow and lifecycle:
+// the exact end state of each condition type, per side (mapi: side A,
+// capi: side B; see SidesOf) and lifecycle:
 //
 //	conditions:
 //	  capi:
@@ -38,7 +39,8 @@ type LifecycleConditions struct {
 // boolean, which reads as "true" and is rejected.
 type ConditionValue string
 
-// compiledConditions are the expected states by flow, lifecycle and type.
+// compiledConditions are the expected states by side (sideKeyA or
+// sideKeyB), lifecycle and type.
 type compiledConditions map[Flow]map[string]map[string]conditionState
 
 func (c compiledConditions) has(f Flow) bool { return len(c[f]) > 0 }
@@ -51,7 +53,7 @@ func (spec *ConditionsSpec) compile(unhealthyByDesign bool) (compiledConditions,
 	for _, side := range []struct {
 		flow Flow
 		lc   *LifecycleConditions
-	}{{FlowMAPI, spec.MAPI}, {FlowCAPI, spec.CAPI}} {
+	}{{sideKeyA, spec.MAPI}, {sideKeyB, spec.CAPI}} {
 		if side.lc == nil {
 			continue
 		}

@@ -15,7 +15,8 @@ const maxDelay = 5 * time.Minute
 // not, in one milestone phase: a fixed period (a cooldown, a poll
 // interval) the entry names with its upstream reference.
 type DelaySpec struct {
-	// Flow is the flow that waits: mapi or capi.
+	// Flow is the side that waits: mapi (side A) or capi (side B) of the
+	// entry's scenarios (see SidesOf).
 	Flow Flow `json:"flow"`
 	// UpTo is the longest the wait lasts, a Go duration such as 60s: the
 	// flow's duration is judged with up to this much taken off, never
@@ -41,7 +42,7 @@ func (e *Entry) checkDelay() error {
 	case phase == "total":
 		errs = append(errs, errors.New("a delay names the phase it happens in, not durations/total: the total is judged with the delays of its phases"))
 	}
-	if e.Delay.Flow != FlowMAPI && e.Delay.Flow != FlowCAPI {
+	if e.Delay.Flow != sideKeyA && e.Delay.Flow != sideKeyB {
 		errs = append(errs, fmt.Errorf("delay.flow %q must be mapi or capi", e.Delay.Flow))
 	}
 	d, err := time.ParseDuration(e.Delay.UpTo)
@@ -96,12 +97,13 @@ func (r *Registry) explainDelays(scenario string, ar *AspectResult, opts Options
 		return
 	}
 	m, c := *ar.MAPIDuration, *ar.CAPIDuration
+	sides := SidesOf(scenario)
 	if ar.Verdict == Parity {
-		explainWaitWithinTolerance(ar, entries, m, c)
+		explainWaitWithinTolerance(sides, ar, entries, m, c)
 		return
 	}
-	m, c = lessWait(m, c, waits[FlowMAPI]), lessWait(c, m, waits[FlowCAPI])
-	differ, note := compareDurations(m, c, opts)
+	m, c = lessWait(m, c, waits[sideKeyA]), lessWait(c, m, waits[sideKeyB])
+	differ, note := compareDurations(sides, m, c, opts)
 	ar.Note += fmt.Sprintf("; without the waits of %s: %s", entryIDs(entries), note)
 	if differ {
 		return
@@ -111,13 +113,13 @@ func (r *Registry) explainDelays(scenario string, ar *AspectResult, opts Options
 
 // explainWaitWithinTolerance makes a duration within the tolerance a
 // KnownDivergence of the delay entries of the slower flow, if any.
-func explainWaitWithinTolerance(ar *AspectResult, entries []*Entry, m, c time.Duration) {
-	slower := FlowCAPI
+func explainWaitWithinTolerance(sides Sides, ar *AspectResult, entries []*Entry, m, c time.Duration) {
+	slower := sideKeyB
 	switch {
 	case m == c:
 		return
 	case m > c:
-		slower = FlowMAPI
+		slower = sideKeyA
 	}
 	var known []*Entry
 	for _, e := range entries {
@@ -129,7 +131,7 @@ func explainWaitWithinTolerance(ar *AspectResult, entries []*Entry, m, c time.Du
 		return
 	}
 	ar.Verdict, ar.Known = KnownDivergence, known
-	ar.Note += fmt.Sprintf("; within the tolerance, the %s flow slower as %s allow", flowTitle(slower), entryIDs(known))
+	ar.Note += fmt.Sprintf("; within the tolerance, the %s flow slower as %s allow", sides.keyTitle(slower), entryIDs(known))
 }
 
 // waitShows: the entry is a delay of a flow, the aspect is its phase, and
@@ -140,7 +142,7 @@ func (e *Entry) waitShows(scenario string, a AspectResult) bool {
 	if e.Delay == nil || !e.appliesTo(scenario, a.Aspect) || a.MAPIDuration == nil || a.CAPIDuration == nil {
 		return false
 	}
-	if e.Delay.Flow == FlowCAPI {
+	if e.Delay.Flow == sideKeyB {
 		return *a.CAPIDuration > *a.MAPIDuration
 	}
 	return *a.MAPIDuration > *a.CAPIDuration

@@ -41,7 +41,7 @@ func scaleUpPair(t *testing.T, mapiExtra, capiExtra time.Duration) Pair {
 	}
 	mEnd, cEnd := p.Start.Add(20*time.Second+mapiExtra), p.Start.Add(20*time.Second+capiExtra)
 	m.Milestones[0].ReachedAt, c.Milestones[0].ReachedAt = &mEnd, &cEnd
-	return Pair{Scenario: "day2-scale", MAPI: m, CAPI: c}
+	return Pair{Scenario: "day2-scale", A: m, B: c}
 }
 
 // slowScaleUp compares the sample with CAPI's scale-up phase made longer

@@ -30,9 +30,9 @@ func (e *Entry) inScenario(scenario string) bool {
 	return false
 }
 
-// explains tells whether the entry explains a line only flow f has: one of
-// its patterns (or its conditions) for f names the line, and no except
-// pattern does.
+// explains tells whether the entry explains a line only side f has
+// (sideKeyA or sideKeyB): one of its patterns (or its conditions) for f
+// names the line, and no except pattern does.
 func (e *Entry) explains(f Flow, line string) bool {
 	if matchesAny(e.exceptRE, line) {
 		return false
@@ -40,7 +40,7 @@ func (e *Entry) explains(f Flow, line string) bool {
 	if e.conds != nil {
 		return e.conds.explains(f, line)
 	}
-	if f == FlowCAPI {
+	if f == sideKeyB {
 		return matchesAny(e.capiRE, line)
 	}
 	return matchesAny(e.mapiRE, line)
@@ -75,6 +75,7 @@ func (r *Registry) classify(scenario string, ar *AspectResult) {
 		return
 	}
 	entries := r.applicable(scenario, ar.Aspect)
+	sides := SidesOf(scenario)
 	claims, unM, unC := claimLines(entries, ar.OnlyMAPI, ar.OnlyCAPI)
 	var notes []string
 	if ar.Note != "" {
@@ -82,7 +83,7 @@ func (r *Registry) classify(scenario string, ar *AspectResult) {
 	}
 	for _, c := range claims {
 		if c.entry.RequireAll {
-			if missing := c.unnamed(); len(missing) > 0 {
+			if missing := c.unnamed(sides); len(missing) > 0 {
 				unM, unC = append(unM, c.mapi...), append(unC, c.capi...)
 				notes = append(notes, fmt.Sprintf("entry %s explains its behaviour only in full (requireAll), but %s", c.entry.ID, strings.Join(missing, ", ")))
 				continue
@@ -94,8 +95,8 @@ func (r *Registry) classify(scenario string, ar *AspectResult) {
 		} else if c.entry.twoSided() && c.entry.CountsDiffer == "" && len(c.mapi) != len(c.capi) {
 			unM, unC = append(unM, c.mapi...), append(unC, c.capi...)
 			ar.Miscounted = append(ar.Miscounted, c.entry)
-			notes = append(notes, fmt.Sprintf("entry %s explains %d MAPI line(s) but %d CAPI line(s); it pairs them one to one (give it countsDiffer: <why> if the flows really differ in number)",
-				c.entry.ID, len(c.mapi), len(c.capi)))
+			notes = append(notes, fmt.Sprintf("entry %s explains %d %s line(s) but %d %s line(s); it pairs them one to one (give it countsDiffer: <why> if the flows really differ in number)",
+				c.entry.ID, len(c.mapi), sides.TitleA, len(c.capi), sides.TitleB))
 			continue
 		}
 		ar.Known = append(ar.Known, c.entry)
@@ -112,18 +113,18 @@ func (r *Registry) classify(scenario string, ar *AspectResult) {
 }
 
 // unnamed returns, for a RequireAll entry's claim, the patterns (with
-// their flow) that name none of the claimed lines.
-func (c *claim) unnamed() []string {
+// the title of their side) that name none of the claimed lines.
+func (c *claim) unnamed(sides Sides) []string {
 	var missing []string
 	for _, side := range []struct {
 		flow     Flow
 		patterns []string
 		res      []*regexp.Regexp
 		lines    []string
-	}{{FlowMAPI, c.entry.MAPI, c.entry.mapiRE, c.mapi}, {FlowCAPI, c.entry.CAPI, c.entry.capiRE, c.capi}} {
+	}{{sideKeyA, c.entry.MAPI, c.entry.mapiRE, c.mapi}, {sideKeyB, c.entry.CAPI, c.entry.capiRE, c.capi}} {
 		for i, re := range side.res {
 			if !slices.ContainsFunc(side.lines, re.MatchString) {
-				missing = append(missing, fmt.Sprintf("no %s line matches %q", flowTitle(side.flow), side.patterns[i]))
+				missing = append(missing, fmt.Sprintf("no %s line matches %q", sides.keyTitle(side.flow), side.patterns[i]))
 			}
 		}
 	}
@@ -159,7 +160,7 @@ func claimLines(entries []*Entry, onlyMAPI, onlyCAPI []string) (claims []*claim,
 			c = &claim{entry: entries[i]}
 			byEntry[entries[i]] = c
 		}
-		if f == FlowMAPI {
+		if f == sideKeyA {
 			c.mapi = append(c.mapi, line)
 		} else {
 			c.capi = append(c.capi, line)
@@ -167,12 +168,12 @@ func claimLines(entries []*Entry, onlyMAPI, onlyCAPI []string) (claims []*claim,
 		return true
 	}
 	for _, l := range onlyMAPI {
-		if !take(FlowMAPI, l) {
+		if !take(sideKeyA, l) {
 			unM = append(unM, l)
 		}
 	}
 	for _, l := range onlyCAPI {
-		if !take(FlowCAPI, l) {
+		if !take(sideKeyB, l) {
 			unC = append(unC, l)
 		}
 	}
@@ -186,14 +187,14 @@ func claimLines(entries []*Entry, onlyMAPI, onlyCAPI []string) (claims []*claim,
 
 // explainPresence tells whether the aspect's presence is explained: it is
 // on both sides, or only on one and an entry says it exists under that
-// flow only (presentIn), which then counts among the aspect's Known.
+// side only (presentIn), which then counts among the aspect's Known.
 func (r *Registry) explainPresence(entries []*Entry, ar *AspectResult, notes *[]string) bool {
 	if ar.MAPIAbsent == ar.CAPIAbsent {
 		return true
 	}
-	present := FlowMAPI
+	present := sideKeyA
 	if ar.MAPIAbsent {
-		present = FlowCAPI
+		present = sideKeyB
 	}
 	i := slices.IndexFunc(entries, func(e *Entry) bool { return e.PresentIn == present })
 	if i < 0 {

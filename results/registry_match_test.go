@@ -222,7 +222,7 @@ func TestBothFlowsFailedAlikeIsAFailure(t *testing.T) {
 		o.Outcome = OutcomeFailed
 		o.Errors = []Error{{Source: "driver", Message: "timed out waiting for 5 Nodes Ready"}}
 	}
-	r := mustBuild(t, []Pair{{Scenario: "day1", MAPI: m, CAPI: c}}, builtIn(t), DefaultOptions())
+	r := mustBuild(t, []Pair{{Scenario: "day1", A: m, B: c}}, builtIn(t), DefaultOptions())
 	s := r.Scenarios[0]
 	a, _ := s.Aspect("outcome")
 	if a.Verdict != Regression || !r.Failed() || !slices.Equal(s.FailedFlows(), []Flow{FlowMAPI, FlowCAPI}) {
@@ -244,7 +244,7 @@ func TestBothFlowsFailedAlikeIsAFailure(t *testing.T) {
 	}
 
 	c.Outcome, c.Errors = OutcomeSucceeded, nil
-	r = mustBuild(t, []Pair{{Scenario: "day1", MAPI: m, CAPI: c}}, builtIn(t), DefaultOptions())
+	r = mustBuild(t, []Pair{{Scenario: "day1", A: m, B: c}}, builtIn(t), DefaultOptions())
 	if s := r.Scenarios[0]; !s.FlowFailed(FlowMAPI) || s.FlowFailed(FlowCAPI) || !reflect.DeepEqual(s.FailedFlows(), []Flow{FlowMAPI}) {
 		t.Errorf("MAPI failed alone: %v", s.FailedFlows())
 	}

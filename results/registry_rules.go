@@ -241,13 +241,17 @@ func (e *Entry) checkPresentIn() error {
 	switch e.PresentIn {
 	case "":
 		return nil
-	case FlowMAPI, FlowCAPI:
+	case sideKeyA, sideKeyB:
 	default:
 		return fmt.Errorf("presentIn %q must be mapi or capi", e.PresentIn)
 	}
 	mapi, capi := e.sides()
-	if (e.PresentIn == FlowMAPI && capi) || (e.PresentIn == FlowCAPI && mapi) {
-		return fmt.Errorf("presentIn %s says the aspect exists under %s only, but the entry also names lines of the other flow; drop those or presentIn", e.PresentIn, flowTitle(e.PresentIn))
+	side, other := "A", capi
+	if e.PresentIn == sideKeyB {
+		side, other = "B", mapi
+	}
+	if other {
+		return fmt.Errorf("presentIn %s says the aspect exists under side %s only, but the entry also names lines of the other flow; drop those or presentIn", e.PresentIn, side)
 	}
 	return nil
 }
@@ -289,9 +293,10 @@ func (e *Entry) checkLines() error {
 	return nil
 }
 
-// sides tells which flows' lines the entry can explain.
+// sides tells which sides' lines the entry can explain: side A's (mapi)
+// and side B's (capi).
 func (e *Entry) sides() (mapi, capi bool) {
-	return len(e.MAPI) > 0 || e.conds.has(FlowMAPI), len(e.CAPI) > 0 || e.conds.has(FlowCAPI)
+	return len(e.MAPI) > 0 || e.conds.has(sideKeyA), len(e.CAPI) > 0 || e.conds.has(sideKeyB)
 }
 
 // twoSided tells whether the entry explains lines of both flows, and so

@@ -74,7 +74,7 @@ func entryIn(e *Entry, s ScenarioResult) (exercised, reproduced bool) {
 		if slices.Contains(a.Known, e) || slices.Contains(a.Miscounted, e) || e.waitShows(s.Scenario, a) {
 			return true, true
 		}
-		exercised = exercised || e.explainsAny(FlowMAPI, a.MAPI) || e.explainsAny(FlowCAPI, a.CAPI) ||
+		exercised = exercised || e.explainsAny(sideKeyA, a.MAPI) || e.explainsAny(sideKeyB, a.CAPI) ||
 			(e.Delay != nil && a.MAPIDuration != nil && a.CAPIDuration != nil)
 	}
 	return exercised, false

@@ -13,9 +13,14 @@ import (
 type Pair struct {
 	// Scenario names the scenario.
 	Scenario string
-	// MAPI and CAPI are the flows' observations; nil when a flow left none.
-	MAPI, CAPI *Observation
+	// A and B are the observations of the scenario's side A and side B
+	// (SidesOf): the MAPI and the CAPI flow's in most scenarios. Either is
+	// nil when its flow left none.
+	A, B *Observation
 }
+
+// Sides returns the flows the pair's scenario compares.
+func (p Pair) Sides() Sides { return SidesOf(p.Scenario) }
 
 // NewPair pairs two observations of the same scenario, in either order.
 func NewPair(a, b *Observation) (Pair, error) {
@@ -27,14 +32,18 @@ func NewPair(a, b *Observation) (Pair, error) {
 		return Pair{}, fmt.Errorf("pair observations: scenarios %q and %q differ", a.Scenario, b.Scenario)
 	}
 	p := pairs[0]
-	if p.MAPI == nil || p.CAPI == nil {
-		return Pair{}, fmt.Errorf("pair observations: need one mapi and one capi observation of %q", p.Scenario)
+	if p.A == nil || p.B == nil {
+		sides := p.Sides()
+		return Pair{}, fmt.Errorf("pair observations: need one %s (%s) and one %s (%s) observation of %q",
+			sides.A, sides.TitleA, sides.B, sides.TitleB, p.Scenario)
 	}
 	return p, nil
 }
 
-// PairUp groups observations by scenario, sorted by scenario name. Two
-// observations of the same scenario and flow are an error.
+// PairUp groups observations by scenario, sorted by scenario name, each
+// on its side of the scenario (SidesOf). An observation of a flow its
+// scenario does not compare, and two observations of the same scenario
+// and flow, are errors.
 func PairUp(obs []*Observation) ([]Pair, error) {
 	byScenario := map[string]*Pair{}
 	for _, o := range obs {
@@ -43,9 +52,9 @@ func PairUp(obs []*Observation) ([]Pair, error) {
 			p = &Pair{Scenario: o.Scenario}
 			byScenario[o.Scenario] = p
 		}
-		slot := &p.MAPI
-		if o.Flow == FlowCAPI {
-			slot = &p.CAPI
+		slot, err := p.slot(o.Flow)
+		if err != nil {
+			return nil, err
 		}
 		if *slot != nil {
 			return nil, fmt.Errorf("pair observations: scenario %q has two %s observations", o.Scenario, o.Flow)
@@ -57,6 +66,19 @@ func PairUp(obs []*Observation) ([]Pair, error) {
 		pairs = append(pairs, *byScenario[k])
 	}
 	return pairs, nil
+}
+
+// slot returns the side of the pair that holds flow f's observation.
+func (p *Pair) slot(f Flow) (**Observation, error) {
+	switch sides := p.Sides(); f {
+	case sides.A:
+		return &p.A, nil
+	case sides.B:
+		return &p.B, nil
+	default:
+		return nil, fmt.Errorf("pair observations: scenario %q compares %s (%s) and %s (%s), not %s",
+			p.Scenario, sides.A, sides.TitleA, sides.B, sides.TitleB, f)
+	}
 }
 
 // LoadDir reads every observation in the *.json files under dir and pairs

@@ -63,7 +63,7 @@ func TestOptionsValidate(t *testing.T) {
 func TestDurationNoteOnParity(t *testing.T) {
 	m := readObservation(t, "testdata/acceptance/scale-sample.mapi.json")
 	c := readObservation(t, "testdata/acceptance/scale-sample.capi.json")
-	a, ok := mustCompare(t, Pair{Scenario: m.Scenario, MAPI: m, CAPI: c}, nil, DefaultOptions()).Aspect("durations/total")
+	a, ok := mustCompare(t, Pair{Scenario: m.Scenario, A: m, B: c}, nil, DefaultOptions()).Aspect("durations/total")
 	if !ok || a.Verdict != Parity {
 		t.Fatalf("durations/total: %+v", a)
 	}
@@ -80,7 +80,7 @@ func TestDurationNoteOnParity(t *testing.T) {
 func TestStrictTolerance(t *testing.T) {
 	m := readObservation(t, "testdata/acceptance/scale-sample.mapi.json")
 	c := readObservation(t, "testdata/acceptance/scale-sample.capi.json")
-	a, _ := mustCompare(t, Pair{Scenario: m.Scenario, MAPI: m, CAPI: c}, nil, Options{DurationRatio: 1}).Aspect("durations/total")
+	a, _ := mustCompare(t, Pair{Scenario: m.Scenario, A: m, B: c}, nil, Options{DurationRatio: 1}).Aspect("durations/total")
 	if a.Verdict != Regression {
 		t.Fatalf("30s more under a strict tolerance: %+v", a)
 	}

@@ -138,7 +138,7 @@ func generateSchema(t *testing.T) []byte {
 	root["$schema"] = "https://json-schema.org/draft/2020-12/schema"
 	root["$id"] = "https://paritylab.io/schemas/observation/v1.json"
 	root["title"] = "paritylab Observation " + SchemaVersion
-	root["description"] = "What one flow (MAPI or CAPI) of a paired parity scenario did, tagged with the backends that produced it."
+	root["description"] = "What one flow of a paired parity scenario (MAPI or CAPI, or another pair of flows the scenario compares) did, tagged with the backends that produced it."
 	root["$defs"] = g.defs
 	data, err := json.MarshalIndent(root, "", "  ")
 	if err != nil {
@@ -158,7 +158,7 @@ var timeType = reflect.TypeOf(time.Time{})
 var fieldConstraints = map[string]map[string]any{
 	"Observation.SchemaVersion": {"const": SchemaVersion},
 	"Observation.Scenario":      {"pattern": scenarioName.String()},
-	"Observation.Flow":          {"enum": []string{string(FlowMAPI), string(FlowCAPI)}},
+	"Observation.Flow":          {"enum": allFlows()},
 	"Observation.Outcome":       {"enum": []string{string(OutcomeSucceeded), string(OutcomeFailed), string(OutcomeTimedOut)}},
 	"Observation.Backends":      {"minProperties": 1},
 	"Object.Kind":               {"minLength": 1},

@@ -7,17 +7,19 @@ import (
 	"unicode/utf8"
 )
 
-// rowKind says how the two sides of a side-by-side row relate.
+// rowKind says how the two sides of a side-by-side row relate; the HTML
+// report uses it as a CSS class.
 type rowKind string
 
 const (
 	rowSame    rowKind = "same"    // both flows have the line
-	rowMAPI    rowKind = "mapi"    // only MAPI has the line
-	rowCAPI    rowKind = "capi"    // only CAPI has the line
+	rowMAPI    rowKind = "mapi"    // only side A (MAPI) has the line
+	rowCAPI    rowKind = "capi"    // only side B (CAPI) has the line
 	rowChanged rowKind = "changed" // the one line of each flow differs
 )
 
-// row is one row of a side-by-side view, standing for Count equal rows.
+// row is one row of a side-by-side view, standing for Count equal rows;
+// MAPI is side A's line, CAPI side B's.
 type row struct {
 	MAPI, CAPI string
 	Kind       rowKind
@@ -69,11 +71,12 @@ func alignRows(m, c []string) []row {
 	return out
 }
 
-// sideBySide renders an aspect's lines in two text columns. A line only
-// MAPI has is marked "-", a line only CAPI has "+", a changed value "~".
-func sideBySide(a AspectResult) string {
+// sideBySide renders an aspect's lines in two text columns headed by the
+// sides' titles. A line only side A has is marked "-", a line only side B
+// has "+", a changed value "~".
+func sideBySide(sides Sides, a AspectResult) string {
 	type textRow struct{ mark, left, right string }
-	out := []textRow{{" ", "MAPI", "CAPI"}, {" ", "", ""}}
+	out := []textRow{{" ", sides.TitleA, sides.TitleB}, {" ", "", ""}}
 	if len(a.MAPI) == 0 || len(a.CAPI) == 0 {
 		out = append(out, textRow{" ", emptyNote(a.MAPIAbsent, len(a.MAPI)), emptyNote(a.CAPIAbsent, len(a.CAPI))})
 	}
@@ -129,10 +132,11 @@ func backendLine(o *Observation) string {
 
 // backendDifferences describes the components the flows implement
 // differently, e.g. "machine-api (MAPI mao, CAPI capi-core)".
-func backendDifferences(m, c *Observation) string {
+func backendDifferences(s ScenarioResult) string {
 	var parts []string
-	for _, k := range differingBackends(m, c) {
-		parts = append(parts, fmt.Sprintf("%s (MAPI %s, CAPI %s)", k, orNone(m.Backends[k]), orNone(c.Backends[k])))
+	sides := s.Sides()
+	for _, k := range differingBackends(s.A, s.B) {
+		parts = append(parts, fmt.Sprintf("%s (%s %s, %s %s)", k, sides.TitleA, orNone(s.A.Backends[k]), sides.TitleB, orNone(s.B.Backends[k])))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -30,11 +30,9 @@ func (r *Report) WriteSummary(w io.Writer, paths SummaryPaths) error {
 	fmt.Fprintln(tw, "SCENARIO\tFLOW\tOUTCOME\tPARITY\tKNOWN\tREGRESSION\tDURATION")
 	for _, s := range r.Scenarios {
 		counts := fmt.Sprintf("%d\t%d\t%d", s.Count(Parity), s.Count(KnownDivergence), s.Count(Regression))
-		for _, f := range []struct {
-			flow Flow
-			obs  *Observation
-		}{{FlowMAPI, s.MAPI}, {FlowCAPI, s.CAPI}} {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Scenario, f.flow, flowOutcome(f.obs), counts, flowDuration(f.obs))
+		for _, f := range s.Sides().Flows() {
+			o := s.Observation(f)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Scenario, f, flowOutcome(o), counts, flowDuration(o))
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -62,7 +60,7 @@ func writeRegressions(b *strings.Builder, scenarios []ScenarioResult) {
 				b.WriteString("\nRegressions\n")
 				first = false
 			}
-			msg := regressionMessage(a)
+			msg := regressionMessage(s.Sides(), a)
 			if !strings.HasPrefix(msg, a.Aspect+" ") {
 				msg = a.Aspect + ": " + msg
 			}
@@ -137,9 +135,9 @@ func (r *Report) RunVerdict() RunVerdict {
 		Scenarios: map[string]ScenarioVerdict{}}
 	for _, s := range r.Scenarios {
 		sv := ScenarioVerdict{Parity: s.Count(Parity), Known: s.Count(KnownDivergence), Regression: s.Count(Regression), Outcomes: map[Flow]Outcome{}}
-		for flow, o := range map[Flow]*Observation{FlowMAPI: s.MAPI, FlowCAPI: s.CAPI} {
-			if o != nil {
-				sv.Outcomes[flow] = o.Outcome
+		for _, f := range s.Sides().Flows() {
+			if o := s.Observation(f); o != nil {
+				sv.Outcomes[f] = o.Outcome
 			}
 		}
 		v.Scenarios[s.Scenario] = sv

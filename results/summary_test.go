@@ -27,11 +27,11 @@ func summaryReport() *Report {
 		OnlyMAPI: []string{"Ready (×3)"}, OnlyCAPI: []string{"NotReady", "Ready (×2)"},
 		UnexplainedMAPI: []string{"Ready (×3)"}, UnexplainedCAPI: []string{"NotReady", "Ready (×2)"}}
 	return &Report{Scenarios: []ScenarioResult{
-		{Scenario: "day1", MAPI: obs(FlowMAPI, OutcomeSucceeded, 23*time.Minute+4400*time.Millisecond), CAPI: obs(FlowCAPI, OutcomeSucceeded, 25*time.Minute),
+		{Scenario: "day1", A: obs(FlowMAPI, OutcomeSucceeded, 23*time.Minute+4400*time.Millisecond), B: obs(FlowCAPI, OutcomeSucceeded, 25*time.Minute),
 			Aspects: aspects(Parity, Parity, Parity, KnownDivergence)},
-		{Scenario: "day2-scale", MAPI: obs(FlowMAPI, OutcomeSucceeded, 9*time.Minute), CAPI: obs(FlowCAPI, OutcomeFailed, 42300*time.Millisecond),
+		{Scenario: "day2-scale", A: obs(FlowMAPI, OutcomeSucceeded, 9*time.Minute), B: obs(FlowCAPI, OutcomeFailed, 42300*time.Millisecond),
 			Aspects: append(aspects(Parity), regressed)},
-		{Scenario: "remediation", MAPI: &Observation{Flow: FlowMAPI, Outcome: OutcomeTimedOut, StartedAt: t0},
+		{Scenario: "remediation", A: &Observation{Flow: FlowMAPI, Outcome: OutcomeTimedOut, StartedAt: t0},
 			Aspects: []AspectResult{{Aspect: observationAspect, Verdict: Regression, Note: "the CAPI flow left no observation"}}},
 	}}
 }

@@ -18,17 +18,19 @@ func (r *Report) WriteText(w io.Writer) error {
 		for _, f := range s.FailedFlows() {
 			fmt.Fprintf(&b, "  FLOW FAILED %s\n", s.FlowFailure(f))
 		}
-		fmt.Fprintf(&b, "  MAPI backends: %s\n  CAPI backends: %s\n", backendLine(s.MAPI), backendLine(s.CAPI))
+		sides := s.Sides()
+		fmt.Fprintf(&b, "  %s backends: %s\n  %s backends: %s\n", sides.TitleA, backendLine(s.A), sides.TitleB, backendLine(s.B))
 		for _, a := range s.Aspects {
 			switch a.Verdict {
 			case KnownDivergence:
 				fmt.Fprintf(&b, "  known       %-36s %s\n", a.Aspect, entryIDs(a.Known))
 			case Regression:
-				fmt.Fprintf(&b, "  REGRESSION  %s: %s\n", a.Aspect, regressionMessage(a))
+				msg := regressionMessage(sides, a)
+				fmt.Fprintf(&b, "  REGRESSION  %s: %s\n", a.Aspect, msg)
 				if a.Aspect != observationAspect {
-					fmt.Fprintf(&b, "%s\n", indent(sideBySide(a), "      "))
+					fmt.Fprintf(&b, "%s\n", indent(sideBySide(sides, a), "      "))
 				}
-				if a.Note != "" && !strings.Contains(regressionMessage(a), a.Note) {
+				if a.Note != "" && !strings.Contains(msg, a.Note) {
 					fmt.Fprintf(&b, "      %s\n", a.Note)
 				}
 			}
