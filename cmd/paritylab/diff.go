@@ -124,10 +124,13 @@ func writeOutput(path string, write func(io.Writer) error) error {
 func newDiffCommand() *cobra.Command {
 	flags := &parityFlags{}
 	cmd := &cobra.Command{
-		Use:   "diff <mapi.json> <capi.json>",
-		Short: "Diff the MAPI and CAPI observations of one scenario",
+		Use:   "diff <side-a.json> <side-b.json>",
+		Short: "Diff the two observations of one scenario (MAPI and CAPI, or its sides)",
 		Long: `Diff the two observations of a paired scenario aspect by aspect and classify
 each as parity, known divergence (explained by the registry) or regression.
+The sides are MAPI and CAPI, except for scenarios that compare two CAPI
+flows (HyperShift's standard and private CAPI types, or a hosted cluster
+before and after its migration); the files may be given in either order.
 Prints a summary; --junit, --html and --markdown write reports. Exits
 non-zero on a regression or a stale known divergence (see --allow-stale).`,
 		Args: cobra.ExactArgs(2),
