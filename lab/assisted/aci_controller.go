@@ -119,18 +119,7 @@ func (s *Service) loadInstall(ctx context.Context, aci *hiveextv1beta1.AgentClus
 	if err := s.client.Get(ctx, client.ObjectKey{Namespace: aci.Namespace, Name: aci.Spec.ClusterDeploymentRef.Name}, cd); err != nil {
 		return nil, fmt.Errorf("ClusterDeployment %s: %v", aci.Spec.ClusterDeploymentRef.Name, err)
 	}
-	if aci.Spec.ImageSetRef == nil || aci.Spec.ImageSetRef.Name == "" {
-		return nil, fmt.Errorf("spec.imageSetRef is required: name the ClusterImageSet to install")
-	}
-	imageSet := &hivev1.ClusterImageSet{}
-	if err := s.client.Get(ctx, client.ObjectKey{Name: aci.Spec.ImageSetRef.Name}, imageSet); err != nil {
-		return nil, fmt.Errorf("ClusterImageSet %s: %v", aci.Spec.ImageSetRef.Name, err)
-	}
-	hub, err := s.hubMirrors(ctx)
-	if err != nil {
-		return nil, err
-	}
-	rel, err := s.releaseVersion(ctx, imageSet, hub)
+	rel, err := s.installRelease(ctx, aci, cd)
 	if err != nil {
 		return nil, err
 	}
@@ -144,6 +133,28 @@ func (s *Service) loadInstall(ctx context.Context, aci *hiveextv1beta1.AgentClus
 	}
 	sort.Slice(agents, func(i, j int) bool { return hostname(&agents[i]) < hostname(&agents[j]) })
 	return &install{aci: aci, cd: cd, release: rel, agents: agents, mirrors: mirrors}, nil
+}
+
+// installRelease is the release of the ClusterImageSet the install names.
+// An imported cluster (installed before the service saw it) may name none,
+// as upstream's ensureClusterImageSetRef allows: its release is unknown
+// and its day-2 hosts pull nothing before they write the disk.
+func (s *Service) installRelease(ctx context.Context, aci *hiveextv1beta1.AgentClusterInstall, cd *hivev1.ClusterDeployment) (clusterRelease, error) {
+	if aci.Spec.ImageSetRef == nil || aci.Spec.ImageSetRef.Name == "" {
+		if cd.Spec.Installed {
+			return clusterRelease{}, nil
+		}
+		return clusterRelease{}, fmt.Errorf("spec.imageSetRef is required: name the ClusterImageSet to install")
+	}
+	imageSet := &hivev1.ClusterImageSet{}
+	if err := s.client.Get(ctx, client.ObjectKey{Name: aci.Spec.ImageSetRef.Name}, imageSet); err != nil {
+		return clusterRelease{}, fmt.Errorf("ClusterImageSet %s: %v", aci.Spec.ImageSetRef.Name, err)
+	}
+	hub, err := s.hubMirrors(ctx)
+	if err != nil {
+		return clusterRelease{}, err
+	}
+	return s.releaseVersion(ctx, imageSet, hub)
 }
 
 // setACICondition sets a hive install condition to True or False.

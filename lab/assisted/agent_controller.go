@@ -49,6 +49,9 @@ func (s *Service) reconcileAgent(ctx context.Context, req ctrl.Request) (ctrl.Re
 		return ctrl.Result{}, err // the update triggers another reconcile
 	}
 	before := agent.Status.DeepCopy()
+	if unbindInstalled(agent) {
+		s.events.add(agent.Namespace, agent.Name, "Host %s: unbound from its cluster; waiting for it to boot the discovery image", hostname(agent))
+	}
 	aci, err := s.aciOfAgent(ctx, agent)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -58,6 +61,7 @@ func (s *Service) reconcileAgent(ctx context.Context, req ctrl.Request) (ctrl.Re
 		return ctrl.Result{}, err
 	}
 	s.computeAgentStatus(agent, aci, peers)
+	s.syncIgnitionToken(ctx, agent)
 	if !equality.Semantic.DeepEqual(before, &agent.Status) {
 		if err := s.client.Status().Update(ctx, agent); err != nil {
 			return ctrl.Result{}, err
@@ -125,9 +129,9 @@ func (s *Service) computeAgentStatus(a *agentv1beta1.Agent, aci *hiveextv1beta1.
 	default:
 		set(agentv1beta1.ConditionValidated, false, agentv1beta1.ReasonValidationsUnknown, "The agent's validations have not run yet: waiting for "+strings.Join(pending, ", "))
 	}
-	set(agentv1beta1.ConditionBound, bound, map[bool]string{true: agentv1beta1.ReasonBound, false: agentv1beta1.ReasonUnbound}[bound],
-		map[bool]string{true: "The agent is bound to a cluster deployment", false: "The agent is not bound to any cluster deployment"}[bound])
 	s.setProgressConditions(a, validated, bound, set)
+	ok, reason, msg := boundCondition(a.Status.DebugInfo.State, bound)
+	set(agentv1beta1.ConditionBound, ok, reason, msg)
 }
 
 // setProgressConditions sets RequirementsMet, Installed and the state.
@@ -151,6 +155,8 @@ func (s *Service) setProgressConditions(a *agentv1beta1.Agent, validated, bound 
 		}
 		set(agentv1beta1.ConditionInstalled, false, agentv1beta1.ReasonInstallationInProgress, "Installation in progress: "+string(stage))
 		set(agentv1beta1.ConditionRequirementsMet, true, agentv1beta1.ReasonAgentAlreadyInstalling, "Installation already started and is in progress")
+	case state == agentv1beta1.AgentStateUnbindingPendingUserAction && !bound:
+		unbindingConditions(set)
 	default:
 		state = preInstallState(a, validated, bound)
 		set(agentv1beta1.ConditionInstalled, false, agentv1beta1.ReasonInstallationNotStarted, "The installation has not yet started")

@@ -40,7 +40,7 @@ func (s *Service) ensureAgent(ctx context.Context, ie *agentv1beta1.InfraEnv, ho
 		if agent.Labels[agentv1beta1.InfraEnvNameLabel] != ie.Name {
 			return &conflictError{msg: fmt.Sprintf("host %s is registered with InfraEnv %q", hostID, agent.Labels[agentv1beta1.InfraEnvNameLabel])}
 		}
-		return nil
+		return s.reregister(ctx, agent)
 	}
 	if !apierrors.IsNotFound(err) {
 		return err

@@ -113,19 +113,30 @@ func (s *Service) reconcileBMH(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	labelForBackup(bmh)
 	controllerutil.AddFinalizer(bmh, bmacFinalizer)
 	var res ctrl.Result
+	if agent != nil && unbindingPendingUserAction(agent) && s.rebootIntoDiscovery(bmh) {
+		return ctrl.Result{}, s.patchBMH(ctx, bmh, patch, before)
+	}
 	if !s.pauseAndDetach(bmh, agent) {
 		if res, err = s.bootDiscovery(ctx, bmh, ie); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
-	if err := s.client.Patch(ctx, bmh, patch); err != nil {
-		return ctrl.Result{}, fmt.Errorf("update BareMetalHost %s: %w", bmh.Name, err)
+	if err := s.patchBMH(ctx, bmh, patch, before); err != nil {
+		return ctrl.Result{}, err
 	}
-	s.recordBMHEvents(before, bmh)
 	if agent == nil {
 		return res, nil
 	}
 	return res, s.recordDay2Host(ctx, bmh, agent)
+}
+
+// patchBMH writes what a reconcile changed and tells of it.
+func (s *Service) patchBMH(ctx context.Context, bmh *bmov1alpha1.BareMetalHost, patch client.Patch, before *bmov1alpha1.BareMetalHost) error {
+	if err := s.client.Patch(ctx, bmh, patch); err != nil {
+		return fmt.Errorf("update BareMetalHost %s: %w", bmh.Name, err)
+	}
+	s.recordBMHEvents(before, bmh)
+	return nil
 }
 
 // bootDiscovery has the host boot its InfraEnv's discovery image, the

@@ -13,6 +13,14 @@
 // start_assisted_install custom deploy (DeployStepDone is that step).
 // Without it, the BMAC sets the ISO as a live ISO.
 //
+// A cluster whose ClusterDeployment is installed before the service sees
+// it is imported (cluster-api-provider-agent imports a HyperShift hosted
+// cluster so): it accepts day-2 hosts at once, and when its install names
+// an ignition endpoint its hosts join through a pointer Ignition to it,
+// with the token and headers their Agents name. An Agent unbound after
+// its install waits for its host to boot the discovery image again, which
+// the BMAC has the host's BareMetalHost do.
+//
 // Upstream assisted-service cannot run in this lab; this package implements
 // what the flows observe of it, to the shapes of its API types.
 //

@@ -25,6 +25,9 @@ func setState(aci *hiveextv1beta1.AgentClusterInstall, state, info string) {
 // advance moves an install one step along its states.
 func (s *Service) advance(ctx context.Context, in *install) (ctrl.Result, error) {
 	aci := in.aci
+	if importOnFirstSight(in) {
+		return ctrl.Result{Requeue: true}, nil
+	}
 	switch aci.Status.DebugInfo.State {
 	case "", hiveextv1beta1.ClusterStateInsufficient, hiveextv1beta1.ClusterStateReady:
 		return s.advancePreInstall(ctx, in)
@@ -195,7 +198,13 @@ func (s *Service) startInstall(ctx context.Context, in *install, a *agentv1beta1
 	if installStates[fresh.Status.DebugInfo.State] {
 		return nil
 	}
-	args, err := s.installArgs(ctx, in, a, spoke, bootstrap)
+	var args agentapi.InstallArgs
+	var err error
+	if day2 && in.aci.Spec.IgnitionEndpoint != nil {
+		args, err = s.pointerInstallArgs(ctx, in, a)
+	} else {
+		args, err = s.installArgs(ctx, in, a, spoke, bootstrap)
+	}
 	if err != nil {
 		return err
 	}
@@ -226,6 +235,33 @@ func (s *Service) startInstall(ctx context.Context, in *install, a *agentv1beta1
 
 // installArgs tells a host what to install and how its node joins.
 func (s *Service) installArgs(ctx context.Context, in *install, a *agentv1beta1.Agent, spoke Spoke, bootstrap bool) (agentapi.InstallArgs, error) {
+	args, err := s.diskInstallArgs(ctx, in, a)
+	if err != nil {
+		return agentapi.InstallArgs{}, err
+	}
+	args.Bootstrap = bootstrap
+	name := hostname(a)
+	cert, key, err := spoke.NodeCredentials(name)
+	if err != nil {
+		return agentapi.InstallArgs{}, fmt.Errorf("node credentials for %s: %w", name, err)
+	}
+	kubelet := kubeletSettingsFromOverrides(a.Spec.IgnitionConfigOverrides)
+	labels := selfLabels(a.Spec.NodeLabels)
+	maps.Copy(labels, selfLabels(kubelet.Labels))
+	args.Node = agentapi.NodeConfig{
+		Name: name, ProviderID: kubelet.ProviderID,
+		Labels: labels, APIPort: spoke.APIPort(), TLSServerName: spoke.TLSServerName(),
+		CACert: string(spoke.CACertPEM()), ClientCert: string(cert), ClientKey: string(key),
+		KubeletVersion: spoke.KubernetesVersion(),
+		Report:         args.Node.Report,
+	}
+	return args, nil
+}
+
+// diskInstallArgs are what every install writes, whatever the node then
+// joins with: the node image, the disk, the images pulled first, and
+// where the node reports its last stages (Node.Report).
+func (s *Service) diskInstallArgs(ctx context.Context, in *install, a *agentv1beta1.Agent) (agentapi.InstallArgs, error) {
 	img, err := s.ensureNodeImage()
 	if err != nil {
 		return agentapi.InstallArgs{}, err
@@ -235,26 +271,14 @@ func (s *Service) installArgs(ctx context.Context, in *install, a *agentv1beta1.
 		return agentapi.InstallArgs{}, err
 	}
 	ieID := string(ie.UID)
-	name := hostname(a)
-	cert, key, err := spoke.NodeCredentials(name)
-	if err != nil {
-		return agentapi.InstallArgs{}, fmt.Errorf("node credentials for %s: %w", name, err)
-	}
-	kubelet := kubeletSettingsFromOverrides(a.Spec.IgnitionConfigOverrides)
-	labels := selfLabels(a.Spec.NodeLabels)
-	maps.Copy(labels, selfLabels(kubelet.Labels))
 	return agentapi.InstallArgs{
-		Role: string(effectiveRole(a)), Bootstrap: bootstrap,
+		Role:             string(effectiveRole(a)),
 		InstallationDisk: installDisk(a).Path,
 		ImagePath:        agentapi.BasePath + "/infra-envs/" + ieID + "/downloads/node-image",
 		ImageSHA256:      img.sha256,
 		Pulls:            in.release.Pulls,
 		Node: agentapi.NodeConfig{
-			Name: name, ProviderID: kubelet.ProviderID,
-			Labels: labels, APIPort: spoke.APIPort(), TLSServerName: spoke.TLSServerName(),
-			CACert: string(spoke.CACertPEM()), ClientCert: string(cert), ClientKey: string(key),
-			KubeletVersion: spoke.KubernetesVersion(),
-			Report:         &agentapi.ReportTarget{InfraEnvID: ieID, HostID: a.Name, Token: s.tokens.forInfraEnv(ieID), ServicePort: s.Port()},
+			Report: &agentapi.ReportTarget{InfraEnvID: ieID, HostID: a.Name, Token: s.tokens.forInfraEnv(ieID), ServicePort: s.Port()},
 		},
 	}, nil
 }
@@ -382,9 +406,14 @@ func (s *Service) startMachineAPI(ctx context.Context, in *install, spoke Spoke)
 }
 
 // addHosts installs day-2 hosts bound to an installed cluster.
+//
+// A host of a lab workload cluster joins with credentials the service
+// issues from it; a host of a cluster with an ignition endpoint (an
+// imported one, which has no lab workload cluster) with the pointer
+// Ignition to the endpoint.
 func (s *Service) addHosts(ctx context.Context, in *install) (ctrl.Result, error) {
 	spoke := s.opts.Spokes.Get(in.key())
-	if spoke == nil {
+	if spoke == nil && in.aci.Spec.IgnitionEndpoint == nil {
 		return ctrl.Result{}, nil
 	}
 	busy := false

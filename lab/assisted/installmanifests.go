@@ -51,7 +51,7 @@ func (s *Service) applyInstallManifests(ctx context.Context, in *install) error 
 	if len(objs) == 0 {
 		return nil
 	}
-	c, err := s.spokeClient(in.key())
+	c, err := s.spokeClient(ctx, in.key())
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -17,15 +18,15 @@ import (
 	agentv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
 )
 
-func (s *Service) spokeClient(key ClusterKey) (client.Client, error) {
+func (s *Service) spokeClient(ctx context.Context, key ClusterKey) (client.Client, error) {
 	if c, ok := s.spokeClients.Load(key); ok {
 		return c.(client.Client), nil
 	}
-	spoke := s.opts.Spokes.Get(key)
-	if spoke == nil {
-		return nil, fmt.Errorf("no workload cluster %s", key)
+	kubeconfig, err := s.spokeKubeconfig(ctx, key)
+	if err != nil {
+		return nil, err
 	}
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(spoke.AdminKubeconfig())
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
 	if err != nil {
 		return nil, fmt.Errorf("workload cluster %s kubeconfig: %w", key, err)
 	}
@@ -37,6 +38,26 @@ func (s *Service) spokeClient(key ClusterKey) (client.Client, error) {
 	return c, nil
 }
 
+// spokeKubeconfig is a workload cluster's admin kubeconfig: the lab
+// cluster's, or for an imported cluster the Secret its ClusterDeployment
+// names (clusterMetadata.adminKubeconfigSecretRef, else
+// <name>-admin-kubeconfig, key kubeconfig), where upstream's agent
+// controller finds it.
+func (s *Service) spokeKubeconfig(ctx context.Context, key ClusterKey) ([]byte, error) {
+	if spoke := s.opts.Spokes.Get(key); spoke != nil {
+		return spoke.AdminKubeconfig(), nil
+	}
+	cd := &hivev1.ClusterDeployment{}
+	if err := s.client.Get(ctx, client.ObjectKey{Namespace: key.Namespace, Name: key.Name}, cd); err != nil {
+		return nil, fmt.Errorf("no workload cluster %s: %w", key, err)
+	}
+	name := cd.Name + "-admin-kubeconfig"
+	if met := cd.Spec.ClusterMetadata; met != nil && met.AdminKubeconfigSecretRef.Name != "" {
+		name = met.AdminKubeconfigSecretRef.Name
+	}
+	return s.secretValue(ctx, key.Namespace, name, "kubeconfig", "admin kubeconfig")
+}
+
 // labelJoinedNode gives a joined node its role labels and the Agent's node
 // labels, which NodeRestriction keeps the node from setting itself.
 func (s *Service) labelJoinedNode(ctx context.Context, a *agentv1beta1.Agent) error {
@@ -44,7 +65,7 @@ func (s *Service) labelJoinedNode(ctx context.Context, a *agentv1beta1.Agent) er
 	if ref == nil {
 		return nil
 	}
-	c, err := s.spokeClient(ClusterKey{Namespace: ref.Namespace, Name: ref.Name})
+	c, err := s.spokeClient(ctx, ClusterKey{Namespace: ref.Namespace, Name: ref.Name})
 	if err != nil {
 		return err
 	}
