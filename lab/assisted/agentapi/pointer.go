@@ -40,8 +40,9 @@ type (
 
 // NewPointerIgnition builds a pointer Ignition config: its only content is
 // a config.merge source fetched with the given HTTP headers, trusting
-// caPEM (when set) for it. The headers are written in name order, so the
-// same input gives the same bytes.
+// caPEM (when set) for it, as a data:text/plain;base64 URL as both
+// assisted-service and HyperShift write it. The headers are written in
+// name order, so the same input gives the same bytes.
 func NewPointerIgnition(source string, headers map[string]string, caPEM []byte) (json.RawMessage, error) {
 	merge := IgnitionResource{Source: source}
 	names := make([]string, 0, len(headers))
@@ -56,7 +57,7 @@ func NewPointerIgnition(source string, headers map[string]string, caPEM []byte) 
 	if len(caPEM) > 0 {
 		cfg.Ignition.Security = &PointerSecurity{}
 		cfg.Ignition.Security.TLS.CertificateAuthorities = []IgnitionResource{{
-			Source: "data:text/plain;charset=utf-8;base64," + base64.StdEncoding.EncodeToString(caPEM),
+			Source: "data:text/plain;base64," + base64.StdEncoding.EncodeToString(caPEM),
 		}}
 	}
 	return json.Marshal(cfg)

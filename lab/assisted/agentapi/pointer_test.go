@@ -13,7 +13,7 @@ func TestNewPointerIgnition(t *testing.T) {
 	}
 	want := `{"ignition":{"version":"3.2.0","config":{"merge":[{"source":"https://10.0.2.2:8443/ignition/worker",` +
 		`"httpHeaders":[{"name":"Authorization","value":"Bearer t"},{"name":"NodePool","value":"c/np"}]}]},` +
-		`"security":{"tls":{"certificateAuthorities":[{"source":"data:text/plain;charset=utf-8;base64,UEVN"}]}}}}`
+		`"security":{"tls":{"certificateAuthorities":[{"source":"data:text/plain;base64,UEVN"}]}}}}`
 	if string(raw) != want {
 		t.Errorf("pointer\n%s\nwant\n%s", raw, want)
 	}
