@@ -62,12 +62,40 @@ func (s *Service) reconcileAgent(ctx context.Context, req ctrl.Request) (ctrl.Re
 	}
 	s.computeAgentStatus(agent, aci, peers)
 	s.syncIgnitionToken(ctx, agent)
+	recheck, err := s.approveCSRsIfDue(ctx, agent, aci)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	if !equality.Semantic.DeepEqual(before, &agent.Status) {
 		if err := s.client.Status().Update(ctx, agent); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
-	return ctrl.Result{RequeueAfter: connectivityRecheck}, nil
+	return ctrl.Result{RequeueAfter: recheck}, nil
+}
+
+// csrRecheck is how soon a host whose CSR the service waits for is looked
+// at again (upstream's ApproveCsrsRequeueDuration is a minute; the lab's
+// nodes ask within seconds of booting).
+const csrRecheck = 5 * time.Second
+
+// approveCSRsIfDue approves a day-2 host's CSRs when the service does so
+// and says when to look at the Agent again. A cluster that cannot be
+// reached is retried, as upstream logs and retries it.
+func (s *Service) approveCSRsIfDue(ctx context.Context, a *agentv1beta1.Agent, aci *hiveextv1beta1.AgentClusterInstall) (time.Duration, error) {
+	due, err := s.approvesCSRsOf(ctx, a, aci)
+	if err != nil || !due {
+		return connectivityRecheck, err
+	}
+	waiting, err := s.approveDay2CSRs(ctx, a)
+	if err != nil {
+		s.opts.Logger.Error(err, "Approve day-2 CSRs", "agent", a.Name)
+		return csrRecheck, nil
+	}
+	if waiting {
+		return csrRecheck, nil
+	}
+	return connectivityRecheck, nil
 }
 
 // effectiveRole is the role the host installs with: its spec, else the one

@@ -17,7 +17,10 @@
 // it is imported (cluster-api-provider-agent imports a HyperShift hosted
 // cluster so): it accepts day-2 hosts at once, and when its install names
 // an ignition endpoint its hosts join through a pointer Ignition to it,
-// with the token and headers their Agents name. An Agent unbound after
+// with the token and headers their Agents name; joining with the bootstrap
+// credential that gives them, such a host's client CSR is approved by the
+// service, as upstream's agent controller does on platform None. An Agent
+// unbound after
 // its install waits for its host to boot the discovery image again, which
 // the BMAC has the host's BareMetalHost do.
 //

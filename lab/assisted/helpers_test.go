@@ -41,6 +41,7 @@ func (noSpokes) Delete(context.Context, ClusterKey) error { return nil }
 type hub struct {
 	svc *Service
 	c   client.Client
+	cp  *controlplane.ControlPlane
 }
 
 func startHub(t *testing.T) *hub {
@@ -91,7 +92,7 @@ func startHubWithOptions(t *testing.T, opts Options, more ...controllers.Compone
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &hub{svc: svc, c: c}
+	return &hub{svc: svc, c: c, cp: cp}
 }
 
 func (h *hub) namespace(t *testing.T) string {
