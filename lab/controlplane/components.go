@@ -3,6 +3,7 @@ package controlplane
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net/http"
 	"path/filepath"
@@ -26,26 +27,25 @@ func (cp *ControlPlane) startEtcd(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	port, err := ports.Free()
-	if err != nil {
-		return "", err
-	}
-	url := "http://" + ports.Loopback + ":" + strconv.Itoa(port)
-	err = cp.run(ctx, process.Spec{
-		Name: "etcd",
-		Path: bin,
-		Args: []string{
-			"--data-dir=" + filepath.Join(cp.opts.Dir, "etcd"),
-			"--listen-client-urls=" + url,
-			"--advertise-client-urls=" + url,
-			// Port 0: the peer port is never used by a one-member cluster,
-			// and a fixed 2380 would clash between control planes.
-			"--listen-peer-urls=http://" + ports.Loopback + ":0",
-			// Lab data is thrown away with the run; fsync only slows it.
-			"--unsafe-no-fsync=true",
-			"--log-level=warn",
-		},
-		Ready: process.HTTPReady(http.DefaultClient, url+"/health", `"health":"true"`),
+	var url string
+	err = cp.onFreePort(func(port int) error {
+		url = "http://" + ports.Loopback + ":" + strconv.Itoa(port)
+		return cp.run(ctx, process.Spec{
+			Name: "etcd",
+			Path: bin,
+			Args: []string{
+				"--data-dir=" + filepath.Join(cp.opts.Dir, "etcd"),
+				"--listen-client-urls=" + url,
+				"--advertise-client-urls=" + url,
+				// Port 0: the peer port is never used by a one-member cluster,
+				// and a fixed 2380 would clash between control planes.
+				"--listen-peer-urls=http://" + ports.Loopback + ":0",
+				// Lab data is thrown away with the run; fsync only slows it.
+				"--unsafe-no-fsync=true",
+				"--log-level=warn",
+			},
+			Ready: process.HTTPReady(http.DefaultClient, url+"/health", `"health":"true"`),
+		})
 	})
 	return url, err
 }
@@ -55,31 +55,29 @@ func (cp *ControlPlane) startAPIServer(ctx context.Context, etcdURL string) erro
 	if err != nil {
 		return err
 	}
-	port, err := ports.Free()
-	if err != nil {
-		return err
-	}
-	cp.server = "https://" + ports.Loopback + ":" + strconv.Itoa(port)
-	if err := cp.writeAdminKubeconfig(); err != nil {
-		return err
-	}
-	client, err := rest.HTTPClientFor(cp.restConfig)
-	if err != nil {
-		return fmt.Errorf("build API server health client: %w", err)
-	}
-	args := cp.apiServerArgs(port, etcdURL)
-	if len(cp.opts.AuditedResources) > 0 {
-		policy, err := cp.writeAuditPolicy()
-		if err != nil {
+	return cp.onFreePort(func(port int) error {
+		cp.server = "https://" + ports.Loopback + ":" + strconv.Itoa(port)
+		if err := cp.writeAdminKubeconfig(); err != nil {
 			return err
 		}
-		args = append(args, cp.auditArgs(policy)...)
-	}
-	return cp.run(ctx, process.Spec{
-		Name:  "kube-apiserver",
-		Path:  bin,
-		Args:  args,
-		Ready: process.HTTPReady(client, cp.server+"/readyz", "ok"),
+		client, err := rest.HTTPClientFor(cp.restConfig)
+		if err != nil {
+			return fmt.Errorf("build API server health client: %w", err)
+		}
+		args := cp.apiServerArgs(port, etcdURL)
+		if len(cp.opts.AuditedResources) > 0 {
+			policy, err := cp.writeAuditPolicy()
+			if err != nil {
+				return err
+			}
+			args = append(args, cp.auditArgs(policy)...)
+		}
+		return cp.run(ctx, process.Spec{
+			Name:  "kube-apiserver",
+			Path:  bin,
+			Args:  args,
+			Ready: process.HTTPReady(client, cp.server+"/readyz", "ok"),
+		})
 	})
 }
 
@@ -139,10 +137,12 @@ func (cp *ControlPlane) startControllerManager(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	port, err := ports.Free()
-	if err != nil {
-		return err
-	}
+	return cp.onFreePort(func(port int) error {
+		return cp.runControllerManager(ctx, bin, kubeconfig, port)
+	})
+}
+
+func (cp *ControlPlane) runControllerManager(ctx context.Context, bin, kubeconfig string, port int) error {
 	args := []string{
 		"--kubeconfig=" + kubeconfig,
 		"--authentication-kubeconfig=" + kubeconfig,
@@ -182,6 +182,34 @@ func (cp *ControlPlane) startControllerManager(ctx context.Context) error {
 		Args:  args,
 		Ready: process.HTTPReady(insecure, "https://"+ports.Loopback+":"+strconv.Itoa(port)+"/healthz", "ok"),
 	})
+}
+
+// portAttempts bounds how often a component is started again on a new
+// port after another process took the one picked for it between the pick
+// and the bind (lab/ports: a component that fails to bind picks again).
+const portAttempts = 3
+
+// onFreePort starts a component on a freshly picked port, and again on a
+// new one when it could not bind the one it got.
+func (cp *ControlPlane) onFreePort(start func(port int) error) error {
+	var err error
+	for range portAttempts {
+		port, perr := cp.opts.pickPort()
+		if perr != nil {
+			return perr
+		}
+		if err = start(port); err == nil || !portTaken(err) {
+			return err
+		}
+		cp.opts.Logger.Info("Port taken before the component bound it; picking another", "port", port)
+	}
+	return err
+}
+
+// portTaken says a component failed to start because its port was taken.
+func portTaken(err error) bool {
+	var se *process.StartError
+	return errors.As(err, &se) && strings.Contains(se.LogTail, "address already in use")
 }
 
 // controllers is the --controllers list: the configured ones, plus the

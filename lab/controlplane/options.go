@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"github.com/paritylab/paritylab/lab/ports"
 	"github.com/paritylab/paritylab/lab/state"
 )
 
@@ -58,9 +59,16 @@ type Options struct {
 	Tracker state.Tracker
 	// Logger receives progress at V(1). Default discard.
 	Logger logr.Logger
+
+	// pickPort picks each component's port: ports.Free (tests hand out
+	// a taken one first).
+	pickPort func() (int, error)
 }
 
 func (o *Options) defaults() error {
+	if o.pickPort == nil {
+		o.pickPort = ports.Free
+	}
 	if o.Dir == "" {
 		return errors.New("control plane options: Dir is required")
 	}
