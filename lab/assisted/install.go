@@ -10,6 +10,7 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/util/retry"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -187,15 +188,14 @@ func (s *Service) prepare(ctx context.Context, in *install) (ctrl.Result, error)
 
 // startInstall queues a host's install step and marks it installing.
 func (s *Service) startInstall(ctx context.Context, in *install, a *agentv1beta1.Agent, spoke Spoke, bootstrap, day2 bool) error {
-	// A reconcile that ran on a cache from before the install started
-	// (the ACI's state written a moment later) must not start it again:
-	// that would send the host back to installing after it reported
-	// progress, and queue its install twice.
+	// The reconcile chose the host from its cache; what it did since
+	// counts (waitsToInstallIn), checked first to spare the install
+	// arguments and again as the host is claimed.
 	fresh := &agentv1beta1.Agent{}
 	if err := s.apiReader.Get(ctx, client.ObjectKeyFromObject(a), fresh); err != nil {
 		return fmt.Errorf("read agent %s: %w", a.Name, err)
 	}
-	if installStates[fresh.Status.DebugInfo.State] {
+	if !waitsToInstallIn(fresh, in.key()) {
 		return nil
 	}
 	var args agentapi.InstallArgs
@@ -219,18 +219,54 @@ func (s *Service) startInstall(ctx context.Context, in *install, a *agentv1beta1
 	// The host is installing before it can learn so: the agent may report
 	// its first progress as soon as it has the step, and that progress
 	// must not be followed by the state it comes from.
-	err = s.patchAgentStatus(ctx, a.Namespace, a.Name, func(st *agentv1beta1.AgentStatus) {
+	claimed, err := s.claimForInstall(ctx, in.key(), a, func(st *agentv1beta1.AgentStatus) {
 		st.DebugInfo.State = agentv1beta1.AgentStateInstalling
 		st.DebugInfo.StateInfo = "Installation is in progress"
 		st.Bootstrap = bootstrap
 		st.Kind = kind
 	})
-	if err != nil {
+	if err != nil || !claimed {
 		return err
 	}
 	s.registry.queue(a.Name, agentapi.StepInstall, raw)
 	s.events.add(a.Namespace, a.Name, "Host %s: install started as %s", hostname(a), args.Role)
 	return nil
+}
+
+// waitsToInstallIn says whether a host, as the API server has it, still
+// waits to install in the cluster: bound to it and known. A reconcile
+// working from an older cache must not start the install of a host that
+// started it since (that sent a host reporting progress back to
+// installing, and queued its install twice) nor of one unbound since (an
+// unbound day-2 host sent to installing never went back to discovery).
+func waitsToInstallIn(a *agentv1beta1.Agent, key ClusterKey) bool {
+	ref := a.Spec.ClusterDeploymentName
+	return ref != nil && ref.Namespace == key.Namespace && ref.Name == key.Name &&
+		a.Status.DebugInfo.State == agentv1beta1.AgentStateKnown
+}
+
+// claimForInstall marks a host installing, as mark changes its status, if
+// it still waits to install in the cluster when written; it says whether
+// it did. Reading and writing under one resource version closes the
+// window in which the host could be unbound or started by another
+// reconcile.
+func (s *Service) claimForInstall(ctx context.Context, key ClusterKey, a *agentv1beta1.Agent, mark func(*agentv1beta1.AgentStatus)) (bool, error) {
+	claimed := false
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		fresh := &agentv1beta1.Agent{}
+		if err := s.apiReader.Get(ctx, client.ObjectKeyFromObject(a), fresh); err != nil {
+			return err
+		}
+		if claimed = waitsToInstallIn(fresh, key); !claimed {
+			return nil
+		}
+		mark(&fresh.Status)
+		return s.client.Status().Update(ctx, fresh)
+	})
+	if err != nil {
+		return false, fmt.Errorf("claim agent %s for its install: %w", a.Name, err)
+	}
+	return claimed, nil
 }
 
 // installArgs tells a host what to install and how its node joins.

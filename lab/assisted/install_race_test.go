@@ -21,7 +21,6 @@ import (
 // flow made (seen as a flapping agent phase in a parity run).
 func TestStartInstallLeavesAnInstallingHostAlone(t *testing.T) {
 	h := startHub(t)
-	ctx := context.Background()
 	ns := h.namespace(t)
 	a := installedAgent(ns, "", "host-0", agentv1beta1.HostRoleMaster, agentv1beta1.HostKindHost)
 	stale := *a.DeepCopy()
@@ -31,17 +30,45 @@ func TestStartInstallLeavesAnInstallingHostAlone(t *testing.T) {
 	a.Status.Progress.CurrentStage = agentv1beta1.HostStageWritingImageToDisk
 	h.agent(t, a)
 
-	// No spoke: a start that went ahead would fail asking it for the
-	// node's credentials.
-	if err := h.svc.startInstall(ctx, &install{}, &stale, nil, false, false); err != nil {
-		t.Fatalf("startInstall on an installing host: %v", err)
+	h.expectStartInstallLeaves(t, &stale, agentv1beta1.AgentStateInstallingInProgress)
+}
+
+// Nor may it start the install of a day-2 host unbound since (its
+// AgentMachine deleted): the host went from unbinding-pending-user-action
+// back to installing and never returned to discovery
+// (TestUnboundDay2HostReturnsToDiscovery, in CI).
+func TestStartInstallLeavesAnUnboundHostAlone(t *testing.T) {
+	h := startHub(t)
+	ns := h.namespace(t)
+	a := installedAgent(ns, "", "host-0", agentv1beta1.HostRoleWorker, agentv1beta1.HostKindHost)
+	stale := *a.DeepCopy()
+	stale.Status.DebugInfo.State = agentv1beta1.AgentStateKnown
+	stale.Status.Progress.CurrentStage = ""
+	a.Spec.ClusterDeploymentName = nil
+	a.Status.DebugInfo.State = agentv1beta1.AgentStateUnbindingPendingUserAction
+	a.Status.Progress.CurrentStage = ""
+	h.agent(t, a)
+
+	h.expectStartInstallLeaves(t, &stale, agentv1beta1.AgentStateUnbindingPendingUserAction)
+}
+
+// expectStartInstallLeaves has site-cd's install start the host as a
+// stale cache shows it, and expects its stored state still to be state.
+// No spoke: a start that went ahead would
+// fail asking it for the node's credentials.
+func (h *hub) expectStartInstallLeaves(t *testing.T, stale *agentv1beta1.Agent, state string) {
+	t.Helper()
+	ctx := context.Background()
+	in := &install{cd: &hivev1.ClusterDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: stale.Namespace, Name: "site-cd"}}}
+	if err := h.svc.startInstall(ctx, in, stale, nil, false, false); err != nil {
+		t.Fatalf("startInstall on a %s host: %v", state, err)
 	}
 	got := &agentv1beta1.Agent{}
-	if err := h.c.Get(ctx, client.ObjectKeyFromObject(&a), got); err != nil {
+	if err := h.c.Get(ctx, client.ObjectKeyFromObject(stale), got); err != nil {
 		t.Fatal(err)
 	}
-	if got.Status.DebugInfo.State != agentv1beta1.AgentStateInstallingInProgress {
-		t.Fatalf("state %q, want it left at %q", got.Status.DebugInfo.State, agentv1beta1.AgentStateInstallingInProgress)
+	if got.Status.DebugInfo.State != state {
+		t.Errorf("state %q, want it left at %q", got.Status.DebugInfo.State, state)
 	}
 }
 
