@@ -35,7 +35,11 @@ func (*Agent) AddToScheme(s *runtime.Scheme) error { return agent.AddToScheme(s)
 
 // CRDs implements controllers.Component: AgentCluster, AgentMachine and
 // AgentMachineTemplate, with their v1beta1 contract label.
-func (*Agent) CRDs() []crds.Set { return []crds.Set{set(config.Agent())} }
+func (*Agent) CRDs() []crds.Set { return []crds.Set{AgentCRDs()} }
+
+// AgentCRDs are the agent provider's CRDs, which HyperShift's install
+// also brings (lab/hypershift installs them with the HostedCluster's).
+func AgentCRDs() crds.Set { return set(config.Agent()) }
 
 // Webhooks implements controllers.Component.
 func (a *Agent) Webhooks() (*controllers.WebhookConfigurations, error) {

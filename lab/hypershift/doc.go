@@ -4,10 +4,32 @@
 // of openshift/hypershift@3ee9615 (docs/plans/hypershift-facts cites them).
 // Its ignitionserver subpackage is the hosted cluster's ignition server.
 //
-// So far it holds the NodePool's CAPI objects (nodepool_objects.go): the
-// AgentMachineTemplate, the MachineDeployment, and the token and user-data
-// Secrets. The HostedCluster and NodePool controllers come next
-// (docs/plans/hypershift.md, H4 and H5).
+// Operator is a controllers.Component whose HostedCluster controller
+// does what HyperShift's does on the agent platform, and, for the status
+// the rest reads, what its control-plane operator does: the control-plane
+// namespace <namespace>-<name> with the pull secret and the admin
+// kubeconfigs, a hosted control plane (a lab workload cluster, recorded in
+// the lab's ledger), the HostedControlPlane (platform None, ready), an
+// ignition server, the AgentCluster, the v1beta1 CAPI Cluster, the agent
+// provider's Role and RoleBinding, and one agent provider manager per
+// hosted cluster, restricted to its control-plane namespace as
+// HyperShift's capi-provider Deployment is.
+//
+// Departures: one hosted API server process set stands for HyperShift's
+// control-plane pods; its conditions are True while it runs, not computed
+// from Deployments; the ignition endpoint is the server's host:port where
+// upstream publishes a Service; the kubeconfigs point at the host address,
+// which the hub's processes and the lab's users reach (guests get the
+// gateway address in their node config); upstream messages the facts do
+// not record are the lab's own wording. Deletion removes the CAPI Cluster
+// first and waits for it, then the agent RBAC, the processes and the
+// namespace; NodePools are not deleted first (the NodePool controller
+// comes with H5).
+//
+// nodepool_objects.go makes the NodePool's CAPI objects: the
+// AgentMachineTemplate, the MachineDeployment, and the token and
+// user-data Secrets. The NodePool controller comes next
+// (docs/plans/hypershift.md, H5).
 //
 // It must not import anything above lab.
 package hypershift

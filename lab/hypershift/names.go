@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	hypershiftv1beta1 "github.com/openshift/hypershift/api/hypershift/v1beta1"
+	utilrand "k8s.io/apimachinery/pkg/util/rand"
 )
 
 // ControlPlaneNamespace is where a HostedCluster's control plane and its
@@ -41,4 +42,26 @@ func boundedName(base, suffix string, maxLength int) string {
 	}
 	short := base[:min(len(base), max(0, maxLength-9))] + "-" + hashSimple(joined)
 	return short[:min(maxLength, len(short))]
+}
+
+// newInfraID is HyperShift's default infraID for a HostedCluster named
+// name (support/infraid, after the installer's): every character other
+// than a letter, digit or dash made a dash, runs of dashes made one, cut
+// to 21 characters without a trailing dash, then a dash and 5 random
+// characters.
+func newInfraID(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		ok := (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') || r == '-'
+		if !ok {
+			r = '-'
+		}
+		if r == '-' && strings.HasSuffix(b.String(), "-") {
+			continue
+		}
+		b.WriteRune(r)
+	}
+	base := b.String()
+	base = strings.TrimRight(base[:min(len(base), 21)], "-")
+	return base + "-" + utilrand.String(5)
 }

@@ -64,3 +64,24 @@ func (c *Cluster) IssueBootstrapKubeconfig(server string) ([]byte, error) {
 	}
 	return raw, nil
 }
+
+// NodeBootstrapperUser is the identity of the bootstrap kubeconfig an
+// OpenShift node's Ignition carries (the machine-config operator's
+// node-bootstrapper service account; HyperShift issues it as the
+// machine-bootstrap client certificate, pki/kas.go), and
+// NodeBootstrapperGroups its groups.
+const NodeBootstrapperUser = "system:serviceaccount:openshift-machine-config-operator:node-bootstrapper"
+
+var NodeBootstrapperGroups = []string{"system:serviceaccounts:openshift-machine-config-operator", "system:serviceaccounts"}
+
+// IssueNodeBootstrapperKubeconfig issues the node-bootstrapper credential
+// as a kubeconfig pointed at server (Server() when empty). It may create
+// CSRs once the cluster binds it to system:node-bootstrapper, which the
+// cluster does not do by itself.
+func (c *Cluster) IssueNodeBootstrapperKubeconfig(server string) ([]byte, error) {
+	raw, err := c.cp.ClientKubeconfig(server, NodeBootstrapperUser, NodeBootstrapperGroups...)
+	if err != nil {
+		return nil, fmt.Errorf("issue node-bootstrapper kubeconfig: %w", err)
+	}
+	return raw, nil
+}

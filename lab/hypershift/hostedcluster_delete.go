@@ -1,0 +1,73 @@
+package hypershift
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	hypershiftv1beta1 "github.com/openshift/hypershift/api/hypershift/v1beta1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	clusterv1beta1 "sigs.k8s.io/cluster-api/api/core/v1beta1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+)
+
+// deletionRecheck is how often a deleting HostedCluster looks again
+// whether its CAPI Cluster is gone.
+const deletionRecheck = 2 * time.Second
+
+// deleteHostedCluster tears a hosted cluster down in HyperShift's order:
+// the CAPI Cluster first, while the agent provider still runs (CAPI
+// deletes the Machines, whose AgentMachines unbind their Agents), then
+// the agent RBAC, the processes and the control-plane namespace; then
+// the finalizer goes.
+func (o *Operator) deleteHostedCluster(ctx context.Context, hc *hypershiftv1beta1.HostedCluster) (ctrl.Result, error) {
+	if !controllerutil.ContainsFinalizer(hc, HostedClusterFinalizer) {
+		return ctrl.Result{}, nil
+	}
+	if hc.Spec.InfraID != "" {
+		gone, err := o.deleteCAPICluster(ctx, hc)
+		if err != nil || !gone {
+			return ctrl.Result{RequeueAfter: deletionRecheck}, err
+		}
+	}
+	if err := o.deleteAgentRBAC(ctx, hc); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := o.stopRuntime(types.NamespacedName{Namespace: hc.Namespace, Name: hc.Name}); err != nil {
+		o.opts.Logger.Error(err, "Stop the hosted control plane", "hostedCluster", hc.Name)
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ControlPlaneNamespace(hc)}}
+	if err := o.client.Delete(ctx, ns); client.IgnoreNotFound(err) != nil {
+		return ctrl.Result{}, fmt.Errorf("delete control-plane namespace %s: %w", ns.Name, err)
+	}
+	patch := client.MergeFrom(hc.DeepCopy())
+	controllerutil.RemoveFinalizer(hc, HostedClusterFinalizer)
+	if err := o.client.Patch(ctx, hc, patch); err != nil {
+		return ctrl.Result{}, fmt.Errorf("release HostedCluster %s: %w", hc.Name, err)
+	}
+	return ctrl.Result{}, nil
+}
+
+// deleteCAPICluster asks for the CAPI Cluster's deletion and says whether
+// it is gone.
+func (o *Operator) deleteCAPICluster(ctx context.Context, hc *hypershiftv1beta1.HostedCluster) (bool, error) {
+	key := capiClusterKey(hc)
+	cl := &clusterv1beta1.Cluster{}
+	if err := o.apiReader.Get(ctx, key, cl); err != nil {
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return false, fmt.Errorf("read CAPI Cluster %s: %w", key, err)
+	}
+	if cl.DeletionTimestamp.IsZero() {
+		if err := o.client.Delete(ctx, cl); client.IgnoreNotFound(err) != nil {
+			return false, fmt.Errorf("delete CAPI Cluster %s: %w", key, err)
+		}
+	}
+	return false, nil
+}
