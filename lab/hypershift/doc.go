@@ -26,10 +26,18 @@
 // namespace; NodePools are not deleted first (the NodePool controller
 // comes with H5).
 //
-// nodepool_objects.go makes the NodePool's CAPI objects: the
-// AgentMachineTemplate, the MachineDeployment, and the token and
-// user-data Secrets. The NodePool controller comes next
-// (docs/plans/hypershift.md, H5).
+// Its NodePool controller (upgrade type Replace) writes a NodePool's
+// objects (nodepool_objects.go: the token and user-data Secrets, the
+// AgentMachineTemplate named by the hash of its spec, the v1beta1
+// MachineDeployment), its status from the MachineDeployment and Machines,
+// and the NodePool label on their Nodes in the hosted cluster; deleting a
+// NodePool waits for its Machines, whose AgentMachines unbind their
+// Agents. A machine approver per hosted cluster approves the node
+// bootstrapper's client CSRs by cluster-machine-approver's rules.
+// Departures: InPlace NodePools are refused (upstream runs them with a
+// MachineSet); outdated tokens are not rotated or expired; no
+// MachineHealthCheck (autoRepair), autoscaling, node labels or taints on
+// Machines; serving CSRs are left to the lab's nodes, which ask for none.
 //
 // It must not import anything above lab.
 package hypershift

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	hypershiftv1beta1 "github.com/openshift/hypershift/api/hypershift/v1beta1"
-	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -19,6 +18,7 @@ import (
 	clusterv1beta1 "sigs.k8s.io/cluster-api/api/core/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/paritylab/paritylab/lab/assisted/agentapi"
 	"github.com/paritylab/paritylab/lab/hypershift/ignitionserver"
 	capiagentv1 "github.com/paritylab/paritylab/providers/agent/api/v1beta1"
 )
@@ -128,7 +128,7 @@ func TestHostedClusterGetsItsControlPlane(t *testing.T) {
 	if rb.RoleRef.Name != "capi-provider-role-"+cpns || len(rb.Subjects) != 1 || rb.Subjects[0].Namespace != cpns || rb.Labels[agentRBACLabel] != "true" {
 		t.Errorf("agent RoleBinding %+v", rb)
 	}
-	h.expectBootstrapCredential(t, api.Server(), types.NamespacedName{Namespace: "clusters", Name: "hc1"})
+	h.expectBootstrapCredential(t, types.NamespacedName{Namespace: "clusters", Name: "hc1"})
 	if len(h.ledger.Record().Resources) == 0 {
 		t.Error("the hosted control plane is not in the lab's ledger")
 	}
@@ -198,27 +198,13 @@ func (h *hub) hostedClient(t *testing.T, key client.ObjectKey) client.Client {
 // expectBootstrapCredential checks the node config the ignition server
 // serves: a node-bootstrapper credential that may create a CSR in the
 // hosted cluster and may not read its Nodes.
-func (h *hub) expectBootstrapCredential(t *testing.T, server string, key types.NamespacedName) {
+func (h *hub) expectBootstrapCredential(t *testing.T, key types.NamespacedName) {
 	t.Helper()
-	h.op.mu.Lock()
-	rt := h.op.hosted[key]
-	h.op.mu.Unlock()
-	node, err := h.op.bootstrapNode(rt)
-	if err != nil {
-		t.Fatal(err)
+	c, node := h.bootstrapperClient(t, key)
+	if !node.Bootstrap || node.APIHost != "10.0.2.2" {
+		t.Errorf("bootstrap node config: bootstrap %v API host %s", node.Bootstrap, node.APIHost)
 	}
-	if !node.Bootstrap || node.APIHost != "10.0.2.2" || node.APIPort != rt.apiPort {
-		t.Errorf("bootstrap node config: bootstrap %v API %s:%d", node.Bootstrap, node.APIHost, node.APIPort)
-	}
-	cfg := &rest.Config{Host: server, TLSClientConfig: rest.TLSClientConfig{ServerName: node.TLSServerName,
-		CAData: []byte(node.CACert), CertData: []byte(node.ClientCert), KeyData: []byte(node.ClientKey)}}
-	c, err := client.New(cfg, client.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	csr := &certificatesv1.CertificateSigningRequest{ObjectMeta: metav1.ObjectMeta{Name: "node-csr-test"},
-		Spec: certificatesv1.CertificateSigningRequestSpec{Request: testCSR(t), SignerName: certificatesv1.KubeAPIServerClientKubeletSignerName,
-			Usages: []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageClientAuth}}}
+	csr := nodeClientCSR(t, "test")
 	if err := c.Create(context.Background(), csr); err != nil {
 		t.Errorf("the node-bootstrapper credential cannot create a CSR: %v", err)
 	} else if csr.Spec.Username != "system:serviceaccount:openshift-machine-config-operator:node-bootstrapper" {
@@ -227,4 +213,28 @@ func (h *hub) expectBootstrapCredential(t *testing.T, server string, key types.N
 	if err := c.List(context.Background(), &corev1.NodeList{}); !apierrors.IsForbidden(err) {
 		t.Errorf("the node-bootstrapper credential listing Nodes: %v, want forbidden", err)
 	}
+}
+
+// bootstrapperClient is a client of the hosted cluster with the
+// credential of the node config its ignition server serves, at the host
+// address of the hosted API server.
+func (h *hub) bootstrapperClient(t *testing.T, key types.NamespacedName) (client.Client, agentapi.NodeConfig) {
+	t.Helper()
+	h.op.mu.Lock()
+	rt := h.op.hosted[key]
+	h.op.mu.Unlock()
+	node, err := h.op.bootstrapNode(rt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if node.APIPort != rt.apiPort {
+		t.Errorf("bootstrap node config API port %d, want the hosted API server's %d", node.APIPort, rt.apiPort)
+	}
+	cfg := &rest.Config{Host: rt.cluster.Server(), TLSClientConfig: rest.TLSClientConfig{ServerName: node.TLSServerName,
+		CAData: []byte(node.CACert), CertData: []byte(node.ClientCert), KeyData: []byte(node.ClientKey)}}
+	c, err := client.New(cfg, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, node
 }

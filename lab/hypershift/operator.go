@@ -121,6 +121,9 @@ func (o *Operator) SetupWithManager(_ context.Context, mgr ctrl.Manager) error {
 	if err != nil {
 		return fmt.Errorf("set up the HostedCluster controller: %w", err)
 	}
+	if err := o.setupNodePoolController(mgr); err != nil {
+		return fmt.Errorf("set up the NodePool controller: %w", err)
+	}
 	return nil
 }
 

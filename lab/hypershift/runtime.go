@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -31,8 +32,9 @@ import (
 
 // hostedRuntime is what runs for one hosted cluster: its control plane
 // (HyperShift runs it as pods in the control-plane namespace; the lab as
-// local processes recorded in its ledger), its ignition server and its
-// agent provider (HyperShift's capi-provider Deployment).
+// local processes recorded in its ledger), its ignition server, its agent
+// provider (HyperShift's capi-provider Deployment) and its machine
+// approver.
 type hostedRuntime struct {
 	cluster  *workload.Cluster
 	ignition *ignitionserver.Server
@@ -40,18 +42,32 @@ type hostedRuntime struct {
 	// reach at the operator's AdvertiseHost.
 	apiPort int
 
-	stopProvider context.CancelFunc
-	providerDone chan error
+	// managers run the agent provider and the machine approver.
+	managers []runningManager
 }
 
-// stop ends the agent provider, the ignition server and the control
-// plane, in that order.
+type runningManager struct {
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// run starts a manager until the runtime stops.
+func (h *hostedRuntime) run(ctx context.Context, mgr ctrl.Manager) {
+	mctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(mctx) }()
+	h.managers = append(h.managers, runningManager{cancel: cancel, done: done})
+}
+
+// stop ends the managers, the ignition server and the control plane, in
+// that order.
 func (h *hostedRuntime) stop() error {
 	var errs []error
-	if h.stopProvider != nil {
-		h.stopProvider()
-		errs = append(errs, <-h.providerDone)
+	for i := len(h.managers) - 1; i >= 0; i-- {
+		h.managers[i].cancel()
+		errs = append(errs, <-h.managers[i].done)
 	}
+	h.managers = nil
 	if h.ignition != nil {
 		errs = append(errs, h.ignition.Stop())
 	}
@@ -95,6 +111,9 @@ func (o *Operator) ensureRuntime(ctx context.Context, hc *hypershiftv1beta1.Host
 		return nil, err
 	}
 	if err := o.startAgentProvider(ctx, hc, h); err != nil {
+		return nil, err
+	}
+	if err := o.startApprover(ctx, hc, h); err != nil {
 		return nil, err
 	}
 	o.hosted[key] = h
@@ -233,8 +252,33 @@ func (o *Operator) startAgentProvider(ctx context.Context, hc *hypershiftv1beta1
 	if err := agent.SetupWithManager(ctx, mgr, opts); err != nil {
 		return fmt.Errorf("agent provider of %s: %w", cpns, err)
 	}
-	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	h.stopProvider, h.providerDone = cancel, make(chan error, 1)
-	go func() { h.providerDone <- mgr.Start(pctx) }()
+	h.run(ctx, mgr)
+	return nil
+}
+
+// startApprover runs cluster-machine-approver's client CSR rules on the
+// hosted cluster, with the control-plane namespace's Machines, as
+// HyperShift's control-plane operator deploys it.
+func (o *Operator) startApprover(ctx context.Context, hc *hypershiftv1beta1.HostedCluster, h *hostedRuntime) error {
+	cpns := ControlPlaneNamespace(hc)
+	cfg := h.cluster.RESTConfig()
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		Controller: crconfig.Controller{SkipNameValidation: ptr.To(true)},
+		Logger:     o.opts.Logger.WithValues("machineApprover", cpns),
+	})
+	if err != nil {
+		return fmt.Errorf("machine approver of %s: %w", cpns, err)
+	}
+	certs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	r := &approver{hosted: mgr.GetClient(), certs: certs, machines: o.client, namespace: cpns,
+		log: o.opts.Logger.WithValues("machineApprover", cpns)}
+	if err := r.setupWithManager(mgr); err != nil {
+		return fmt.Errorf("machine approver of %s: %w", cpns, err)
+	}
+	h.run(ctx, mgr)
 	return nil
 }
