@@ -42,6 +42,10 @@ type Options struct {
 	ReadyTimeout time.Duration
 	// Logger is the manager's logger. Default discard.
 	Logger logr.Logger
+
+	// pickPort picks the webhook port; tests hand out a taken one.
+	// Default ports.Free.
+	pickPort func() (int, error)
 }
 
 // Host is a running manager.
@@ -52,13 +56,30 @@ type Host struct {
 	done   chan error
 }
 
+// portAttempts bounds how often the host starts again on a new webhook
+// port after another process took the one picked for it between the pick
+// and the bind (lab/ports: a component that fails to bind picks again).
+const portAttempts = 3
+
 // Start installs the components' CRDs, starts the manager with its webhook
 // server, installs the webhook configurations pointing at it and waits until
 // the API server calls them. On error nothing keeps running.
-func Start(ctx context.Context, opts Options) (_ *Host, retErr error) {
+func Start(ctx context.Context, opts Options) (*Host, error) {
 	if err := opts.defaults(); err != nil {
 		return nil, err
 	}
+	var err error
+	for range portAttempts {
+		var h *Host
+		if h, err = start(ctx, opts); err == nil || !ports.Taken(err) {
+			return h, err
+		}
+		opts.Logger.Info("Webhook port taken before the server bound it; starting again on another", "error", err.Error())
+	}
+	return nil, err
+}
+
+func start(ctx context.Context, opts Options) (_ *Host, retErr error) {
 	scheme, err := opts.scheme()
 	if err != nil {
 		return nil, err
@@ -122,14 +143,22 @@ func (o *Options) scheme() (*runtime.Scheme, error) {
 // webhookEndpoint picks the webhook port and writes a serving certificate
 // for the webhook host.
 func (o *Options) webhookEndpoint() (WebhookEndpoint, error) {
-	return NewWebhookEndpoint(o.WebhookHost, o.CertDir)
+	pick := o.pickPort
+	if pick == nil {
+		pick = ports.Free
+	}
+	return newWebhookEndpoint(o.WebhookHost, o.CertDir, pick)
 }
 
 // NewWebhookEndpoint picks a free port for a webhook server on host and
 // writes its serving certificate, signed by a CA of its own, to certDir as
 // tls.crt and tls.key (0600), the names controller-runtime's server reads.
 func NewWebhookEndpoint(host, certDir string) (WebhookEndpoint, error) {
-	port, err := ports.Free()
+	return newWebhookEndpoint(host, certDir, ports.Free)
+}
+
+func newWebhookEndpoint(host, certDir string, pick func() (int, error)) (WebhookEndpoint, error) {
+	port, err := pick()
 	if err != nil {
 		return WebhookEndpoint{}, err
 	}

@@ -5,8 +5,11 @@
 package ports
 
 import (
+	"errors"
 	"fmt"
 	"net"
+	"strings"
+	"syscall"
 )
 
 // Loopback is the address lab services listen on, and the one the lab's
@@ -56,4 +59,10 @@ func FreeN(n int) ([]int, error) {
 		out = append(out, l.Addr().(*net.TCPAddr).Port)
 	}
 	return out, nil
+}
+
+// Taken says an error is a listener's failure to bind a port another
+// socket holds: the component that picked it should pick again.
+func Taken(err error) bool {
+	return err != nil && (errors.Is(err, syscall.EADDRINUSE) || strings.Contains(err.Error(), "address already in use"))
 }
