@@ -64,7 +64,7 @@ func runNode(ctx context.Context, sys *system, cfg agentapi.NodeConfig) error {
 	if reporting {
 		n.reportStage(ctx, agentv1beta1.HostStageJoined)
 	}
-	if cfg.BootstrappedFrom != "" {
+	if cfg.BootstrappedFrom != "" && !cfg.ReadyBeforeProviderID {
 		n.waitForProviderID(ctx)
 	}
 	reportedDone := !reporting

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"time"
 
@@ -20,8 +21,10 @@ import (
 const pointerFetchTimeout = 30 * time.Second
 
 // fetchPointerIgnition fetches the config a pointer Ignition names, over
-// HTTPS trusting only the pointer's CAs, with its headers.
-func fetchPointerIgnition(ctx context.Context, raw []byte) ([]byte, error) {
+// HTTPS trusting only the pointer's CAs, with its headers. A source on the
+// host's 127.0.0.1 (a lab service, as the hub names it) is reached at
+// serviceHost, the TLS name staying the URL's.
+func fetchPointerIgnition(ctx context.Context, raw []byte, serviceHost string) ([]byte, error) {
 	var p agentapi.PointerConfig
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, fmt.Errorf("pointer ignition: %w", err)
@@ -55,7 +58,12 @@ func fetchPointerIgnition(ctx context.Context, raw []byte) ([]byte, error) {
 	}
 	// The node trusts only the CAs the pointer names, as Ignition adds
 	// them to an image that has no others for the endpoint.
-	c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}}
+	c := &http.Client{Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12},
+		DialContext: func(ctx context.Context, network, address string) (net.Conn, error) {
+			return dialLabHost(ctx, serviceHost, network, address)
+		},
+	}}
 	resp, err := c.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("fetch ignition %s: %w", redactedURL(req), err)
@@ -83,7 +91,11 @@ func redactedURL(req *http.Request) string {
 // credential the config carries. The identity replaces the pointer on the
 // disk, so a reboot joins without fetching again.
 func joinThroughPointer(ctx context.Context, sys *system, disk string, pointer agentapi.NodeConfig, meta map[string]string) (agentapi.NodeConfig, error) {
-	body, err := fetchPointerIgnition(ctx, pointer.PointerIgnition)
+	host, err := sys.serviceHost("")
+	if err != nil {
+		return pointer, err
+	}
+	body, err := fetchPointerIgnition(ctx, pointer.PointerIgnition, host)
 	if err != nil {
 		return pointer, err
 	}

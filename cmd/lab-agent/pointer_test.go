@@ -10,9 +10,12 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"math/big"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -73,7 +76,7 @@ func TestFetchPointerIgnition(t *testing.T) {
 	otherCA := selfSignedCA(t)
 	ctx := context.Background()
 
-	body, err := fetchPointerIgnition(ctx, pointer(t, srv.URL+"/ignition/worker", "s3cret", ca))
+	body, err := fetchPointerIgnition(ctx, pointer(t, srv.URL+"/ignition/worker", "s3cret", ca), "")
 	if err != nil {
 		t.Fatalf("fetch with the right CA and token: %v", err)
 	}
@@ -95,7 +98,7 @@ func TestFetchPointerIgnition(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := fetchPointerIgnition(ctx, c.pointer)
+			_, err := fetchPointerIgnition(ctx, c.pointer, "")
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error %v, want one saying %q", err, c.want)
 			}
@@ -117,11 +120,46 @@ func TestJoinThroughPointerKeepsNameAndReport(t *testing.T) {
 	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
 	report := &agentapi.ReportTarget{HostID: "h-1", Token: "t"}
 	in := agentapi.NodeConfig{Name: "hs-0", Report: report, PointerIgnition: pointer(t, srv.URL, "x", ca)}
-	got, err := joinThroughPointer(context.Background(), nil, "/nonexistent", in, nil)
+	got, err := joinThroughPointer(context.Background(), systemWithGateway(t, "0100007F"), "/nonexistent", in, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.Name != "hs-0" || got.Report != report || got.APIPort != 7443 || got.ClientCert != "own" || len(got.PointerIgnition) != 0 {
 		t.Errorf("joined with %+v; want the fetched config named hs-0 with the pointer's report target", got)
+	}
+}
+
+// systemWithGateway is a fake system whose default gateway is the
+// little-endian hex IPv4 address gw, as /proc/net/route writes it.
+func systemWithGateway(t *testing.T, gw string) *system {
+	t.Helper()
+	sys := fakeSystem(t)
+	route := "Iface\tDestination\tGateway \tFlags\n eth0\t00000000\t" + gw + "\t0003\n"
+	if err := os.WriteFile(filepath.Join(sys.root, "proc/net/route"), []byte(route), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return sys
+}
+
+// A pointer to the host's 127.0.0.1 (a lab service, as the hub names it)
+// is followed at the guest's service host, its gateway, with the TLS
+// name still the URL's: here the endpoint listens on 127.0.0.2 only.
+func TestPointerToHostLoopbackIsFetchedAtTheServiceHost(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("{}")) }))
+	l, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Listener = l
+	srv.StartTLS()
+	defer srv.Close()
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	raw := pointer(t, "https://127.0.0.1:"+port+"/ignition", "x", ca)
+	if _, err := fetchPointerIgnition(context.Background(), raw, "127.0.0.2"); err != nil {
+		t.Errorf("fetch at the service host: %v", err)
+	}
+	if _, err := fetchPointerIgnition(context.Background(), raw, ""); err == nil {
+		t.Error("fetched from 127.0.0.1 where nothing listens")
 	}
 }

@@ -54,12 +54,19 @@ func (d *discovery) pullImages(ctx context.Context, images []string) error {
 // another host loopback address (the disconnected site's source) is out
 // of the guest's reach.
 func (d *discovery) dialRegistry(ctx context.Context, network, address string) (net.Conn, error) {
+	return dialLabHost(ctx, d.serviceHost, network, address)
+}
+
+// dialLabHost dials an address, one on the host's 127.0.0.1 (a lab
+// service, as the hub names it) at serviceHost, where the guest reaches
+// it. An empty serviceHost dials every address as it is.
+func dialLabHost(ctx context.Context, serviceHost, network, address string) (net.Conn, error) {
 	host, port, err := net.SplitHostPort(address)
 	if err != nil {
 		return nil, err
 	}
-	if host == "127.0.0.1" || host == "localhost" {
-		address = net.JoinHostPort(d.serviceHost, port)
+	if serviceHost != "" && (host == "127.0.0.1" || host == "localhost") {
+		address = net.JoinHostPort(serviceHost, port)
 	}
 	var dialer net.Dialer
 	return dialer.DialContext(ctx, network, address)

@@ -18,9 +18,10 @@
 // Departures: one hosted API server process set stands for HyperShift's
 // control-plane pods; its conditions are True while it runs, not computed
 // from Deployments; the ignition endpoint is the server's host:port where
-// upstream publishes a Service; the kubeconfigs point at the host address,
-// which the hub's processes and the lab's users reach (guests get the
-// gateway address in their node config); upstream messages the facts do
+// upstream publishes a Service; the endpoints and kubeconfigs name the
+// host's loopback, as the hub names the lab's other services, which the
+// hub's processes reach directly and guests at their gateway (the lab
+// agent dials 127.0.0.1 there); upstream messages the facts do
 // not record are the lab's own wording. Deletion removes the CAPI Cluster
 // first and waits for it, then the agent RBAC, the processes and the
 // namespace; NodePools are not deleted first (the NodePool controller

@@ -48,8 +48,8 @@ func TestHostedClusterGetsItsControlPlane(t *testing.T) {
 	if hc.Spec.ClusterID == "" || !strings.HasPrefix(hc.Spec.InfraID, "hc1-") || len(hc.Spec.InfraID) != len("hc1-")+5 {
 		t.Errorf("clusterID %q infraID %q, want both defaulted (infraID hc1-<5 random>)", hc.Spec.ClusterID, hc.Spec.InfraID)
 	}
-	if !strings.HasPrefix(hc.Status.IgnitionEndpoint, "10.0.2.2:") {
-		t.Errorf("ignition endpoint %q, want the guests' gateway", hc.Status.IgnitionEndpoint)
+	if !strings.HasPrefix(hc.Status.IgnitionEndpoint, "127.0.0.1:") {
+		t.Errorf("ignition endpoint %q, want the host's loopback, as the hub names lab services", hc.Status.IgnitionEndpoint)
 	}
 	for _, c := range []hypershiftv1beta1.ConditionType{hypershiftv1beta1.ValidHostedClusterConfiguration, hypershiftv1beta1.ReconciliationSucceeded,
 		hypershiftv1beta1.IgnitionEndpointAvailable, hypershiftv1beta1.KubeAPIServerAvailable} {
@@ -201,8 +201,9 @@ func (h *hub) hostedClient(t *testing.T, key client.ObjectKey) client.Client {
 func (h *hub) expectBootstrapCredential(t *testing.T, key types.NamespacedName) {
 	t.Helper()
 	c, node := h.bootstrapperClient(t, key)
-	if !node.Bootstrap || node.APIHost != "10.0.2.2" {
-		t.Errorf("bootstrap node config: bootstrap %v API host %s", node.Bootstrap, node.APIHost)
+	if !node.Bootstrap || node.APIHost != "" || !node.ReadyBeforeProviderID {
+		t.Errorf("bootstrap node config: bootstrap %v API host %q (want the guest's gateway, empty) ready before providerID %v",
+			node.Bootstrap, node.APIHost, node.ReadyBeforeProviderID)
 	}
 	csr := nodeClientCSR(t, "test")
 	if err := c.Create(context.Background(), csr); err != nil {

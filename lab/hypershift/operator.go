@@ -21,6 +21,7 @@ import (
 	"github.com/paritylab/paritylab/lab/agentproviders"
 	"github.com/paritylab/paritylab/lab/controllers"
 	"github.com/paritylab/paritylab/lab/crds"
+	"github.com/paritylab/paritylab/lab/ports"
 	"github.com/paritylab/paritylab/lab/state"
 	"github.com/paritylab/paritylab/lab/workload"
 	"github.com/paritylab/paritylab/providers/agent"
@@ -43,8 +44,11 @@ type Options struct {
 	// image among them gives its version. Another image installs
 	// workload.DefaultVersion.
 	Releases []configv1.Release
-	// AdvertiseHost is where lab guests reach host services: the ignition
-	// server and the hosted API servers. Default workload.GuestGateway.
+	// AdvertiseHost is the host the ignition endpoint and, without a
+	// NodePort address, the control-plane endpoint name. Default
+	// 127.0.0.1, the host's loopback, as the hub names the lab's other
+	// services: every lab guest reaches it at its own gateway (its
+	// user-mode subnet's .2), where the lab agent dials it.
 	AdvertiseHost string
 	// Logger receives the operator's progress.
 	Logger logr.Logger
@@ -77,7 +81,7 @@ func New(opts Options) (*Operator, error) {
 		opts.Tracker = state.Discard
 	}
 	if opts.AdvertiseHost == "" {
-		opts.AdvertiseHost = workload.GuestGateway
+		opts.AdvertiseHost = ports.Loopback
 	}
 	return &Operator{opts: opts, hosted: map[types.NamespacedName]*hostedRuntime{}}, nil
 }

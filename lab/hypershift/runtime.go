@@ -38,8 +38,8 @@ import (
 type hostedRuntime struct {
 	cluster  *workload.Cluster
 	ignition *ignitionserver.Server
-	// apiPort is the hosted API server's port on the host, which guests
-	// reach at the operator's AdvertiseHost.
+	// apiPort is the hosted API server's port on the host's loopback,
+	// which guests reach at their gateway.
 	apiPort int
 
 	// managers run the agent provider and the machine approver.
@@ -202,9 +202,10 @@ func (o *Operator) startIgnitionServer(ctx context.Context, hc *hypershiftv1beta
 }
 
 // bootstrapNode is what a new node of the hosted cluster starts from, as
-// the machine config a NodePool's Ignition carries: the API server where
-// guests reach it and the node-bootstrapper credential, with which the
-// node asks for its own identity by CSR.
+// the machine config a NodePool's Ignition carries: the API server's port
+// (a guest reaches the host at its gateway, the lab agent's default) and
+// the node-bootstrapper credential, with which the node asks for its own
+// identity by CSR.
 func (o *Operator) bootstrapNode(h *hostedRuntime) (agentapi.NodeConfig, error) {
 	raw, err := h.cluster.IssueNodeBootstrapperKubeconfig("")
 	if err != nil {
@@ -215,8 +216,8 @@ func (o *Operator) bootstrapNode(h *hostedRuntime) (agentapi.NodeConfig, error) 
 		return agentapi.NodeConfig{}, fmt.Errorf("read the node-bootstrapper kubeconfig: %w", err)
 	}
 	node := agentapi.NodeConfig{
-		APIPort: h.apiPort, APIHost: o.opts.AdvertiseHost, TLSServerName: "kubernetes",
-		Bootstrap: true, KubeletVersion: binaries.KubernetesVersion,
+		APIPort: h.apiPort, TLSServerName: "kubernetes",
+		Bootstrap: true, KubeletVersion: binaries.KubernetesVersion, ReadyBeforeProviderID: true,
 	}
 	for _, c := range cfg.Clusters {
 		node.CACert = string(c.CertificateAuthorityData)

@@ -101,6 +101,13 @@ type NodeConfig struct {
 	// is the SHA-256 of the bootstrap config it came from: a disk keeps
 	// the identity only for the user data it was provisioned with.
 	BootstrappedFrom string `json:"bootstrappedFrom,omitempty"`
+	// ReadyBeforeProviderID lets a bootstrapped node turn Ready before
+	// anything writes its providerID, as every kubelet may. Machine API
+	// workers wait for it (MAO's nodelink links a Machine on a change of
+	// readiness); a hosted cluster's node must not: the agent provider
+	// writes its providerID once its install is done, which waits for the
+	// node to be Ready.
+	ReadyBeforeProviderID bool `json:"readyBeforeProviderID,omitempty"`
 	// KubeletVersion is reported in the Node's status until the Node's
 	// DesiredKubeletAnnotation names another.
 	KubeletVersion string `json:"kubeletVersion,omitempty"`
