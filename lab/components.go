@@ -70,6 +70,16 @@ func hubComponentRecords(hub, machineController string) []ComponentRecord {
 	}
 }
 
+// hostedClusterRecords name what a lab with hosted clusters runs besides:
+// the HyperShift operator stand-in and, per hosted cluster, our agent
+// infrastructure provider.
+func hostedClusterRecords() []ComponentRecord {
+	return []ComponentRecord{
+		{Name: "hypershift", Implementation: "paritylab lab/hypershift (HyperShift operator stand-in: HostedCluster, NodePool, ignition server, machine approver)"},
+		{Name: "infra-agent", Implementation: ownProviders + " (AgentCluster, AgentMachine: providers/agent)"},
+	}
+}
+
 // providerRecord names one of our providers by its kind and the
 // behaviours where it departs from CAPOA's (providers/capoa), so that a
 // report reader knows which CAPI-flow lines CAPOA would not have written.

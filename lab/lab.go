@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/paritylab/paritylab/lab/capm3"
 	"github.com/paritylab/paritylab/lab/controllers"
 	"github.com/paritylab/paritylab/lab/hub"
+	"github.com/paritylab/paritylab/lab/hypershift"
 	"github.com/paritylab/paritylab/lab/logs"
 	"github.com/paritylab/paritylab/lab/ports"
 	"github.com/paritylab/paritylab/lab/process"
@@ -57,6 +59,7 @@ type Lab struct {
 	inventory   *Inventory
 	spokes      *spokes
 	assisted    *assisted.Service
+	hypershift  *hypershift.Operator
 	capm3       *capm3.Manager
 	registry    *registry.Registry
 	releases    []releases.Pushed
@@ -210,6 +213,16 @@ func (l *Lab) Assisted() *assisted.Service { return l.assisted }
 // or nil.
 func (l *Lab) Workload(namespace, name string) *workload.Cluster {
 	return l.spokes.Cluster(assisted.ClusterKey{Namespace: namespace, Name: name})
+}
+
+// HostedCluster returns the hosted control plane of the HostedCluster
+// namespace/name, or nil while none runs (or the lab runs no hosted
+// clusters, Options.HostedClusters).
+func (l *Lab) HostedCluster(namespace, name string) *workload.Cluster {
+	if l.hypershift == nil {
+		return nil
+	}
+	return l.hypershift.HostedAPI(types.NamespacedName{Namespace: namespace, Name: name})
 }
 
 // Inventory lists the run's hosts; nil when the lab has none.

@@ -60,6 +60,11 @@ type Options struct {
 	// Releases are the OpenShift releases the lab's registry serves.
 	// Default releases.Lab.
 	Releases []releases.Release
+	// HostedClusters runs the lab's HyperShift operator stand-in on the
+	// hub (lab/hypershift): HostedClusters and NodePools on the agent
+	// platform, each hosted control plane a local one in the lab's ledger.
+	// Off by default: only the HyperShift flows use it.
+	HostedClusters bool
 }
 
 // Validate reports every option a lab cannot start with, without touching

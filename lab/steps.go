@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+	configv1 "github.com/openshift/api/config/v1"
 	machinev1beta1 "github.com/openshift/api/machine/v1beta1"
 
 	"github.com/paritylab/paritylab/lab/agentbin"
@@ -23,11 +24,13 @@ import (
 	"github.com/paritylab/paritylab/lab/controllers"
 	"github.com/paritylab/paritylab/lab/crds"
 	"github.com/paritylab/paritylab/lab/hub/local"
+	"github.com/paritylab/paritylab/lab/hypershift"
 	"github.com/paritylab/paritylab/lab/images"
 	"github.com/paritylab/paritylab/lab/logs"
 	"github.com/paritylab/paritylab/lab/metal3"
 	"github.com/paritylab/paritylab/lab/ports"
 	"github.com/paritylab/paritylab/lab/process"
+	"github.com/paritylab/paritylab/lab/releases"
 	"github.com/paritylab/paritylab/providers/controlplane"
 	"github.com/paritylab/paritylab/providers/controlplane/release"
 	agentv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
@@ -87,7 +90,11 @@ func (l *Lab) startControllers(ctx context.Context) error {
 	}
 	l.controllers = host
 	l.closeOnStop = append(l.closeOnStop, f)
-	if err := writeComponents(l.opts.StateDir, hubComponentRecords(l.hub.Backend(), l.opts.MachineController)); err != nil {
+	records := hubComponentRecords(l.hub.Backend(), l.opts.MachineController)
+	if l.opts.HostedClusters {
+		records = append(records, hostedClusterRecords()...)
+	}
+	if err := writeComponents(l.opts.StateDir, records); err != nil {
 		return err
 	}
 	mgr := host.Manager()
@@ -130,6 +137,9 @@ func (l *Lab) stopControllers(ctx context.Context) error {
 	var errs []error
 	if l.controllers != nil {
 		errs = append(errs, l.controllers.Stop(ctx))
+	}
+	if l.hypershift != nil {
+		errs = append(errs, l.hypershift.Stop())
 	}
 	if l.spokes != nil {
 		errs = append(errs, l.spokes.stopAll(ctx))
@@ -196,7 +206,27 @@ func (l *Lab) hubComponents(ctx context.Context) ([]controllers.Component, error
 		},
 	}
 	providers := agentproviders.Options{ControlPlane: controlplane.Options{Releases: &release.Remote{Dial: hubDial}}}
-	return append(components, agentproviders.New(providers)...), nil
+	components = append(components, agentproviders.New(providers)...)
+	if !l.opts.HostedClusters {
+		return components, nil
+	}
+	op, err := hypershift.New(hypershift.Options{StateDir: l.opts.StateDir, LogDir: l.opts.LogDir, Tracker: l.ledger,
+		Releases: hostedReleases(l.releases), Logger: l.opts.Logger.WithName("hypershift")})
+	if err != nil {
+		return nil, err
+	}
+	l.hypershift = op
+	return append(components, op), nil
+}
+
+// hostedReleases are the registry's releases as a HostedCluster names
+// them: by digest or by tag.
+func hostedReleases(pushed []releases.Pushed) []configv1.Release {
+	var out []configv1.Release
+	for _, p := range pushed {
+		out = append(out, configv1.Release{Version: p.Version, Image: p.Image}, configv1.Release{Version: p.Version, Image: p.Tag})
+	}
+	return out
 }
 
 // assistedDeployStep runs the deploy steps of assisted-service's images

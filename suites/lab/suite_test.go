@@ -68,7 +68,8 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	logDir := artifactDir("lab-logs")
 	fmt.Fprintf(ginkgoprogress.Writer(), "Bringing the lab up with %d hosts; the lab's log: %s\n", suiteHosts, filepath.Join(logDir, "lab.log"))
 	l, err := lab.Up(ctx, lab.Options{StateDir: stateDir, LogDir: logDir, Hosts: suiteHosts, Host: suiteHostSpec,
-		HostSizes: map[int]machines.HostSpec{capiControlPlaneHost: capiControlPlaneHostSpec}, Progress: ginkgoprogress.Lines()})
+		HostSizes: map[int]machines.HostSpec{capiControlPlaneHost: capiControlPlaneHostSpec}, Progress: ginkgoprogress.Lines(),
+		HostedClusters: true})
 	Expect(err).NotTo(HaveOccurred())
 	AddReportEntry("lab up", time.Since(start).Round(time.Millisecond).String())
 	shared.lab, shared.stateDir = l, stateDir

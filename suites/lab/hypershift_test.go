@@ -1,0 +1,207 @@
+package labsuite
+
+import (
+	"context"
+	"time"
+
+	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	hypershiftv1beta1 "github.com/openshift/hypershift/api/hypershift/v1beta1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/paritylab/paritylab/lab/hypershift"
+	agentv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
+)
+
+// The HyperShift flow's objects: the HostedCluster's namespace, the
+// namespace of the Agents its NodePools may use, and the host it uses.
+const (
+	hsClusters = "hs-clusters"
+	hsHardware = "hs-hardware"
+	hsCluster  = "hc1"
+	hsPool     = "np1"
+	hsHost     = "hs-worker-0"
+	hsPoolKey  = "hypershift-pool"
+)
+
+// A hosted cluster's NodePool adds a lab host as a node through CAPI, as
+// HyperShift's agent platform does: the host boots its InfraEnv's
+// discovery image (late binding), the NodePool's AgentMachine binds its
+// Agent, assisted-service installs it with a pointer Ignition to the
+// hosted cluster's ignition server, its kubelet bootstraps through a CSR
+// and it joins the hosted cluster; scaled to zero, the Agent is unbound
+// and the host boots discovery again.
+var _ = Describe("HyperShift hosted clusters on the agent platform", Label("lab", "hypershift"), func() {
+	It("scales a NodePool 0 to 1 to 0 over a lab host", func(ctx SpecContext) {
+		c := shared.lab.Client()
+		labHost := shared.lab.Inventory().Hosts[workerPoolHosts[0]].Name
+		original := &bmov1alpha1.BareMetalHost{}
+		Expect(c.Get(ctx, client.ObjectKey{Namespace: shared.lab.Inventory().Namespace, Name: labHost}, original)).To(Succeed())
+		start := time.Now()
+
+		By("creating the HostedCluster, the Agents' InfraEnv and a NodePool of 0")
+		hc := hostedClusterManifests(ctx)
+		DeferCleanup(func(ctx SpecContext) { removeHostedCluster(ctx, original) }, NodeTimeout(10*time.Minute))
+		cpns := hypershift.ControlPlaneNamespace(hc)
+		Eventually(func(g Gomega) {
+			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(hc), hc)).To(Succeed())
+			g.Expect(meta.IsStatusConditionTrue(hc.Status.Conditions, string(hypershiftv1beta1.HostedClusterAvailable))).To(BeTrue())
+			g.Expect(hc.Status.IgnitionEndpoint).NotTo(BeEmpty())
+		}).WithContext(ctx).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
+		hosted, err := client.New(shared.lab.HostedCluster(hsClusters, hsCluster).RESTConfig(), client.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		AddReportEntry("HyperShift: hosted cluster available", time.Since(start).Round(time.Second).String())
+
+		By("booting the host into the InfraEnv's discovery image: its Agent registers unbound")
+		moveLabHost(ctx, labHost, hostPlacement{Namespace: hsHardware, Name: hsHost, Online: true,
+			Labels:      map[string]string{agentv1beta1.InfraEnvNameLabel: hsHardware},
+			Annotations: map[string]string{"bmac.agent-install.openshift.io/hostname": hsHost}})
+		agent := waitAgentState(ctx, agentv1beta1.AgentStateKnownUnbound, 8*time.Minute)
+		Expect(agent.Spec.Approved).To(BeTrue(), "the BMAC approves the Agent of a BareMetalHost")
+		AddReportEntry("HyperShift: agent known-unbound", time.Since(start).Round(time.Second).String())
+
+		By("scaling the NodePool to 1: the host installs and joins the hosted cluster")
+		scaleNodePool(ctx, 1)
+		Eventually(func(g Gomega) {
+			node := &corev1.Node{}
+			g.Expect(hosted.Get(ctx, client.ObjectKey{Name: hsHost}, node)).To(Succeed())
+			g.Expect(nodeReady(node)).To(Equal(corev1.ConditionTrue))
+			g.Expect(node.Spec.ProviderID).To(Equal("agent://" + agent.Name))
+			g.Expect(node.Labels).To(HaveKeyWithValue(hypershift.NodePoolLabel, hsPool))
+		}).WithContext(ctx).WithTimeout(15 * time.Minute).WithPolling(3 * time.Second).Should(Succeed())
+		AddReportEntry("HyperShift: node joined", time.Since(start).Round(time.Second).String())
+		Eventually(func(g Gomega) {
+			machines := &clusterv1.MachineList{}
+			g.Expect(c.List(ctx, machines, client.InNamespace(cpns))).To(Succeed())
+			g.Expect(machines.Items).To(HaveLen(1))
+			g.Expect(machines.Items[0].Status.NodeRef.Name).To(Equal(hsHost))
+			g.Expect(machines.Items[0].Status.Phase).To(Equal(string(clusterv1.MachinePhaseRunning)))
+			np := &hypershiftv1beta1.NodePool{}
+			g.Expect(c.Get(ctx, client.ObjectKey{Namespace: hsClusters, Name: hsPool}, np)).To(Succeed())
+			g.Expect(np.Status.Replicas).To(BeEquivalentTo(1))
+			a := &agentv1beta1.Agent{}
+			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(agent), a)).To(Succeed())
+			g.Expect(a.Status.DebugInfo.State).To(Equal(agentv1beta1.AgentStateAddedToExistingCluster))
+			g.Expect(a.Spec.ClusterDeploymentName).NotTo(BeNil())
+			g.Expect(a.Spec.ClusterDeploymentName.Namespace).To(Equal(cpns))
+		}).WithContext(ctx).WithTimeout(3 * time.Minute).WithPolling(3 * time.Second).Should(Succeed())
+
+		By("scaling the NodePool to 0: the Machine goes, the Agent is unbound and the host boots discovery again")
+		scaleNodePool(ctx, 0)
+		Eventually(func(g Gomega) {
+			machines := &clusterv1.MachineList{}
+			g.Expect(c.List(ctx, machines, client.InNamespace(cpns))).To(Succeed())
+			g.Expect(machines.Items).To(BeEmpty())
+		}).WithContext(ctx).WithTimeout(5 * time.Minute).WithPolling(3 * time.Second).Should(Succeed())
+		agent = waitAgentState(ctx, agentv1beta1.AgentStateKnownUnbound, 10*time.Minute)
+		Expect(agent.Spec.ClusterDeploymentName).To(BeNil())
+		AddReportEntry("HyperShift: agent unbound again", time.Since(start).Round(time.Second).String())
+	}, SpecTimeout(40*time.Minute))
+})
+
+// hostedClusterManifests writes what a HyperShift user writes for an
+// agent hosted cluster: namespaces and pull secrets, the HostedCluster,
+// an InfraEnv without a cluster for the Agents, and a NodePool of none.
+func hostedClusterManifests(ctx context.Context) *hypershiftv1beta1.HostedCluster {
+	c := shared.lab.Client()
+	release := shared.lab.Releases()[0]
+	hc := &hypershiftv1beta1.HostedCluster{
+		ObjectMeta: metav1.ObjectMeta{Namespace: hsClusters, Name: hsCluster},
+		Spec: hypershiftv1beta1.HostedClusterSpec{
+			Release:    hypershiftv1beta1.Release{Image: release.Image},
+			PullSecret: corev1.LocalObjectReference{Name: "pull-secret"},
+			DNS:        hypershiftv1beta1.DNSSpec{BaseDomain: "lab.example"},
+			Etcd: hypershiftv1beta1.EtcdSpec{ManagementType: hypershiftv1beta1.Managed, Managed: &hypershiftv1beta1.ManagedEtcdSpec{
+				Storage: hypershiftv1beta1.ManagedEtcdStorageSpec{Type: hypershiftv1beta1.PersistentVolumeEtcdStorage}}},
+			Platform: hypershiftv1beta1.PlatformSpec{Type: hypershiftv1beta1.AgentPlatform,
+				Agent: &hypershiftv1beta1.AgentPlatformSpec{AgentNamespace: hsHardware}},
+			Services: []hypershiftv1beta1.ServicePublishingStrategyMapping{
+				{Service: hypershiftv1beta1.APIServer, ServicePublishingStrategy: hypershiftv1beta1.ServicePublishingStrategy{
+					Type: hypershiftv1beta1.NodePort, NodePort: &hypershiftv1beta1.NodePortPublishingStrategy{Address: "127.0.0.1"}}},
+				routeService(hypershiftv1beta1.OAuthServer), routeService(hypershiftv1beta1.Konnectivity), routeService(hypershiftv1beta1.Ignition),
+			},
+		},
+	}
+	objs := []client.Object{}
+	for _, ns := range []string{hsClusters, hsHardware} {
+		objs = append(objs, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
+			&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "pull-secret", Namespace: ns}, Type: corev1.SecretTypeDockerConfigJson,
+				StringData: map[string]string{".dockerconfigjson": `{"auths":{"registry.example":{"auth":"dXNlcjpwYXNz"}}}`}})
+	}
+	objs = append(objs, hc,
+		&agentv1beta1.InfraEnv{ObjectMeta: metav1.ObjectMeta{Name: hsHardware, Namespace: hsHardware},
+			Spec: agentv1beta1.InfraEnvSpec{PullSecretRef: &corev1.LocalObjectReference{Name: "pull-secret"},
+				AgentLabels: map[string]string{hsPoolKey: hsPool}}},
+		&hypershiftv1beta1.NodePool{ObjectMeta: metav1.ObjectMeta{Namespace: hsClusters, Name: hsPool},
+			Spec: hypershiftv1beta1.NodePoolSpec{
+				ClusterName: hsCluster, Replicas: ptr.To[int32](0), Release: hc.Spec.Release,
+				Management: hypershiftv1beta1.NodePoolManagement{UpgradeType: hypershiftv1beta1.UpgradeTypeReplace},
+				Platform: hypershiftv1beta1.NodePoolPlatform{Type: hypershiftv1beta1.AgentPlatform, Agent: &hypershiftv1beta1.AgentNodePoolPlatform{
+					AgentLabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{hsPoolKey: hsPool}}}}}})
+	for _, o := range objs {
+		Expect(c.Create(ctx, o)).To(Succeed(), "create %T %s", o, o.GetName())
+	}
+	return hc
+}
+
+func routeService(s hypershiftv1beta1.ServiceType) hypershiftv1beta1.ServicePublishingStrategyMapping {
+	return hypershiftv1beta1.ServicePublishingStrategyMapping{Service: s,
+		ServicePublishingStrategy: hypershiftv1beta1.ServicePublishingStrategy{Type: hypershiftv1beta1.Route}}
+}
+
+func scaleNodePool(ctx context.Context, replicas int32) {
+	c := shared.lab.Client()
+	np := &hypershiftv1beta1.NodePool{}
+	Expect(c.Get(ctx, client.ObjectKey{Namespace: hsClusters, Name: hsPool}, np)).To(Succeed())
+	patch := client.MergeFrom(np.DeepCopy())
+	np.Spec.Replicas = ptr.To(replicas)
+	Expect(c.Patch(ctx, np, patch)).To(Succeed())
+}
+
+// waitAgentState waits for the one Agent of the agent namespace to reach
+// state and returns it.
+func waitAgentState(ctx context.Context, state string, timeout time.Duration) *agentv1beta1.Agent {
+	a := &agentv1beta1.Agent{}
+	Eventually(func(g Gomega) string {
+		agents := &agentv1beta1.AgentList{}
+		g.Expect(shared.lab.Client().List(ctx, agents, client.InNamespace(hsHardware))).To(Succeed())
+		g.Expect(agents.Items).To(HaveLen(1))
+		*a = agents.Items[0]
+		return a.Status.DebugInfo.State
+	}).WithContext(ctx).WithTimeout(timeout).WithPolling(3*time.Second).Should(Equal(state), "the host's Agent")
+	return a
+}
+
+// removeHostedCluster deletes the NodePool and the HostedCluster (the
+// operator tears the hosted control plane down) and gives the host back
+// to the lab's pool, powered off.
+func removeHostedCluster(ctx context.Context, original *bmov1alpha1.BareMetalHost) {
+	c := shared.lab.Client()
+	By("deleting the NodePool and the HostedCluster and handing the host back to the lab's pool")
+	deleteAndWait(ctx, c, &hypershiftv1beta1.NodePool{ObjectMeta: metav1.ObjectMeta{Namespace: hsClusters, Name: hsPool}})
+	deleteAndWait(ctx, c, &hypershiftv1beta1.HostedCluster{ObjectMeta: metav1.ObjectMeta{Namespace: hsClusters, Name: hsCluster}})
+	hub := &bmov1alpha1.BareMetalHost{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: hsHardware, Name: hsHost}, hub); err == nil {
+		powerOff(ctx, hub)
+	}
+	agents := &agentv1beta1.AgentList{}
+	Expect(c.List(ctx, agents, client.InNamespace(hsHardware))).To(Succeed())
+	for i := range agents.Items {
+		deleteAndWait(ctx, c, &agents.Items[i])
+	}
+	deleteAndWait(ctx, c, &bmov1alpha1.BareMetalHost{ObjectMeta: metav1.ObjectMeta{Namespace: hsHardware, Name: hsHost}})
+	for _, ns := range []string{hsHardware, hsClusters} {
+		deleteAndWait(ctx, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+	}
+	restored := &bmov1alpha1.BareMetalHost{
+		ObjectMeta: metav1.ObjectMeta{Name: original.Name, Namespace: original.Namespace, Labels: original.Labels, Annotations: original.Annotations},
+		Spec:       *original.Spec.DeepCopy(),
+	}
+	Expect(client.IgnoreAlreadyExists(c.Create(ctx, restored))).To(Succeed())
+}
