@@ -61,7 +61,7 @@ func (r *approver) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 	if err := r.hosted.Get(ctx, req.NamespacedName, csr); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	if csr.Spec.SignerName != agentapi.KubeletClientSigner || decided(csr) {
+	if csr.Spec.SignerName != agentapi.KubeletClientSigner || workload.CSRDecided(csr) {
 		return reconcile.Result{}, nil
 	}
 	if csr.Spec.Username != workload.NodeBootstrapperUser || !nodeBootstrapperGroups.Equal(sets.New(csr.Spec.Groups...)) {
@@ -135,13 +135,4 @@ func (r *approver) approve(ctx context.Context, csr *certificatesv1.CertificateS
 	}
 	r.log.Info("Node client CSR approved", "csr", csr.Name, "node", node)
 	return nil
-}
-
-func decided(csr *certificatesv1.CertificateSigningRequest) bool {
-	for _, c := range csr.Status.Conditions {
-		if c.Type == certificatesv1.CertificateApproved || c.Type == certificatesv1.CertificateDenied {
-			return true
-		}
-	}
-	return false
 }

@@ -44,7 +44,7 @@ func (r *approver) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 	if err := r.client.Get(ctx, req.NamespacedName, csr); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	if csr.Spec.SignerName != agentapi.KubeletClientSigner || decided(csr) {
+	if csr.Spec.SignerName != agentapi.KubeletClientSigner || workload.CSRDecided(csr) {
 		return reconcile.Result{}, nil
 	}
 	node, err := nodeClientRequest(csr)
@@ -61,15 +61,6 @@ func (r *approver) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 		return reconcile.Result{RequeueAfter: r.recheck}, nil
 	}
 	return reconcile.Result{}, r.approve(ctx, csr, node, m)
-}
-
-func decided(csr *certificatesv1.CertificateSigningRequest) bool {
-	for _, c := range csr.Status.Conditions {
-		if c.Type == certificatesv1.CertificateApproved || c.Type == certificatesv1.CertificateDenied {
-			return true
-		}
-	}
-	return false
 }
 
 // nodeClientRequest checks a CSR is a bootstrapping kubelet's request for

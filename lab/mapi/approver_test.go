@@ -59,7 +59,7 @@ func TestApproverApprovesOnlyForAMachine(t *testing.T) {
 	if res, err := r.Reconcile(ctx, req); err != nil || res.RequeueAfter == 0 {
 		t.Fatalf("without a Machine: want pending and a recheck, got %v %v", res, err)
 	}
-	if got, _ := admin.CertificatesV1().CertificateSigningRequests().Get(ctx, created.Name, metav1.GetOptions{}); decided(got) {
+	if got, _ := admin.CertificatesV1().CertificateSigningRequests().Get(ctx, created.Name, metav1.GetOptions{}); workload.CSRDecided(got) {
 		t.Fatal("CSR decided without a Machine")
 	}
 
@@ -70,7 +70,7 @@ func TestApproverApprovesOnlyForAMachine(t *testing.T) {
 	if _, err := r.Reconcile(ctx, req); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := admin.CertificatesV1().CertificateSigningRequests().Get(ctx, created.Name, metav1.GetOptions{}); decided(got) {
+	if got, _ := admin.CertificatesV1().CertificateSigningRequests().Get(ctx, created.Name, metav1.GetOptions{}); workload.CSRDecided(got) {
 		t.Fatal("CSR decided for a Machine whose host is not provisioned (no addresses yet)")
 	}
 	setHostStatus(t, h, func(s *bmov1alpha1.BareMetalHostStatus) { s.Provisioning.State = bmov1alpha1.StateProvisioned })

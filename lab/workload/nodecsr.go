@@ -45,3 +45,13 @@ func NodeClientCSRNode(csr *certificatesv1.CertificateSigningRequest) (string, e
 	}
 	return name, nil
 }
+
+// CSRDecided says whether a CSR was approved or denied.
+func CSRDecided(csr *certificatesv1.CertificateSigningRequest) bool {
+	for _, c := range csr.Status.Conditions {
+		if c.Type == certificatesv1.CertificateApproved || c.Type == certificatesv1.CertificateDenied {
+			return true
+		}
+	}
+	return false
+}
