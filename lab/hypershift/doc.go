@@ -22,10 +22,9 @@
 // host's loopback, as the hub names the lab's other services, which the
 // hub's processes reach directly and guests at their gateway (the lab
 // agent dials 127.0.0.1 there); upstream messages the facts do
-// not record are the lab's own wording. Deletion removes the CAPI Cluster
-// first and waits for it, then the agent RBAC, the processes and the
-// namespace; NodePools are not deleted first (the NodePool controller
-// comes with H5).
+// not record are the lab's own wording. Deletion removes the NodePools
+// and the CAPI Cluster first and waits for them, then the agent RBAC, the
+// processes and the namespace.
 //
 // Its NodePool controller (upgrade type Replace) writes a NodePool's
 // objects (nodepool_objects.go: the token and user-data Secrets, the

@@ -133,12 +133,24 @@ func TestHostedClusterGetsItsControlPlane(t *testing.T) {
 		t.Error("the hosted control plane is not in the lab's ledger")
 	}
 
+	// Deleting the HostedCluster deletes its NodePools first.
+	np := &hypershiftv1beta1.NodePool{ObjectMeta: metav1.ObjectMeta{Namespace: "clusters", Name: "np1"},
+		Spec: hypershiftv1beta1.NodePoolSpec{ClusterName: "hc1", Release: hc.Spec.Release,
+			Management: hypershiftv1beta1.NodePoolManagement{UpgradeType: hypershiftv1beta1.UpgradeTypeReplace},
+			Platform:   hypershiftv1beta1.NodePoolPlatform{Type: hypershiftv1beta1.AgentPlatform, Agent: &hypershiftv1beta1.AgentNodePoolPlatform{}}}}
+	h.create(t, np)
+	h.eventually(t, "the NodePool's MachineDeployment", func() bool {
+		return h.c.Get(ctx, client.ObjectKey{Namespace: cpns, Name: "np1"}, &clusterv1beta1.MachineDeployment{}) == nil
+	})
 	if err := h.c.Delete(ctx, hc); err != nil {
 		t.Fatal(err)
 	}
 	h.eventually(t, "the HostedCluster gone", func() bool {
 		return apierrors.IsNotFound(h.c.Get(ctx, client.ObjectKeyFromObject(hc), &hypershiftv1beta1.HostedCluster{}))
 	})
+	if err := h.c.Get(ctx, client.ObjectKeyFromObject(np), np); !apierrors.IsNotFound(err) {
+		t.Errorf("NodePool after its HostedCluster's deletion: %v", err)
+	}
 	if h.op.HostedAPI(types.NamespacedName{Namespace: "clusters", Name: "hc1"}) != nil {
 		t.Error("the hosted control plane still runs")
 	}

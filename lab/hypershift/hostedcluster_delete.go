@@ -21,13 +21,16 @@ import (
 const deletionRecheck = 2 * time.Second
 
 // deleteHostedCluster tears a hosted cluster down in HyperShift's order:
-// the CAPI Cluster first, while the agent provider still runs (CAPI
-// deletes the Machines, whose AgentMachines unbind their Agents), then
+// its NodePools and then the CAPI Cluster, while the agent provider still
+// runs (their Machines go, whose AgentMachines unbind their Agents), then
 // the agent RBAC, the processes and the control-plane namespace; then
 // the finalizer goes.
 func (o *Operator) deleteHostedCluster(ctx context.Context, hc *hypershiftv1beta1.HostedCluster) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(hc, HostedClusterFinalizer) {
 		return ctrl.Result{}, nil
+	}
+	if gone, err := o.deleteNodePools(ctx, hc); err != nil || !gone {
+		return ctrl.Result{RequeueAfter: deletionRecheck}, err
 	}
 	if hc.Spec.InfraID != "" {
 		gone, err := o.deleteCAPICluster(ctx, hc)
@@ -70,4 +73,27 @@ func (o *Operator) deleteCAPICluster(ctx context.Context, hc *hypershiftv1beta1.
 		}
 	}
 	return false, nil
+}
+
+// deleteNodePools asks for the deletion of the HostedCluster's NodePools
+// and says whether they are gone.
+func (o *Operator) deleteNodePools(ctx context.Context, hc *hypershiftv1beta1.HostedCluster) (bool, error) {
+	pools := &hypershiftv1beta1.NodePoolList{}
+	if err := o.client.List(ctx, pools, client.InNamespace(hc.Namespace)); err != nil {
+		return false, fmt.Errorf("list NodePools of HostedCluster %s: %w", hc.Name, err)
+	}
+	gone := true
+	for i := range pools.Items {
+		np := &pools.Items[i]
+		if np.Spec.ClusterName != hc.Name {
+			continue
+		}
+		gone = false
+		if np.DeletionTimestamp.IsZero() {
+			if err := o.client.Delete(ctx, np); client.IgnoreNotFound(err) != nil {
+				return false, fmt.Errorf("delete NodePool %s: %w", np.Name, err)
+			}
+		}
+	}
+	return gone, nil
 }
