@@ -14,6 +14,11 @@
 // are: they are not group references, and CAPI's constants must keep
 // matching. kind is never changed.
 //
-// So far it holds the translation rules (docs/plans/hypershift.md, X2);
-// the proxy server, watch streams and the conversion shim come next.
+// NewHandler is the proxy (docs/plans/hypershift.md, X2): a reverse proxy
+// to the hub with the lab's credentials, where the enhancement's sidecar
+// uses its pod's identity. It asks the hub for JSON and legacy discovery
+// only, refuses request bodies it cannot rewrite (protobuf, CBOR) with
+// 415, and translates watch streams event by event. Not yet: JSON patch
+// operations whose value is a bare group or version string, the
+// conversion shim and the private CRDs (X1, X4), and any client of it.
 package apiproxy
