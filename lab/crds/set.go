@@ -57,6 +57,11 @@ type Set struct {
 	// them (NodePool's scale subresource lives there). An override of a
 	// CRD the set lacks, or of anything but subresources, is an error.
 	Overrides []string
+	// RenameGroup, when set, gives every CRD of the set the group it maps
+	// the CRD's group to (and the name <plural>.<group>), leaving CRDs of
+	// groups it does not map alone: HyperShift's private copies of Cluster
+	// API's types (lab/hypershift).
+	RenameGroup func(group string) (string, bool)
 }
 
 // Load reads and decodes every CRD of the set, sorted by name.
@@ -73,6 +78,7 @@ func (s Set) Load() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 		return nil, fmt.Errorf("CRD set %s: %w", s.Name, err)
 	}
 	for _, crd := range out {
+		s.rename(crd)
 		s.label(crd)
 		if s.FeatureGated {
 			delete(crd.Annotations, featureGateMarker)
@@ -265,5 +271,16 @@ func decodeFile(fsys fs.FS, name string) ([]*apiextensionsv1.CustomResourceDefin
 			return nil, fmt.Errorf("decode %s: %w", path.Base(name), err)
 		}
 		out = append(out, crd)
+	}
+}
+
+// rename moves a CRD to the group RenameGroup maps its group to.
+func (s Set) rename(crd *apiextensionsv1.CustomResourceDefinition) {
+	if s.RenameGroup == nil {
+		return
+	}
+	if g, ok := s.RenameGroup(crd.Spec.Group); ok {
+		crd.Spec.Group = g
+		crd.Name = crd.Spec.Names.Plural + "." + g
 	}
 }

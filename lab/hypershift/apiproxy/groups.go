@@ -56,3 +56,7 @@ func apiVersion(av string, d Direction) (string, bool) {
 	}
 	return t + "/" + v, true
 }
+
+// PrivateGroupOf is the private twin of a Cluster API group; ok is false
+// for another group.
+func PrivateGroupOf(g string) (string, bool) { return group(g, ToPrivate) }
