@@ -29,6 +29,8 @@ type runOptions struct {
 	// machineController is the upstream bare-metal machine controller
 	// binary, if any.
 	machineController string
+	// hostedClusters runs the HyperShift operator stand-in.
+	hostedClusters bool
 }
 
 func (o *runOptions) register(cmd *cobra.Command) {
@@ -41,6 +43,7 @@ func (o *runOptions) register(cmd *cobra.Command) {
 	fl.Uint64Var(&o.hostDisk, "host-disk", 20, "disk per host, GiB (sparse)")
 	fl.StringVar(&o.hostFirmware, "host-firmware", string(machines.FirmwareBIOS), "host firmware: bios or uefi")
 	fl.StringVar(&o.accel, "accel", "", "kvm or tcg; default: probe KVM with a timed boot (cached) and fall back to TCG")
+	fl.BoolVar(&o.hostedClusters, "hosted-clusters", false, "run the HyperShift operator stand-in on the hub: HostedClusters and NodePools on the agent platform, each hosted control plane a local one")
 	fl.StringVar(&o.machineController, "machine-controller", "", "upstream bare-metal machine controller binary (cmd/manager of openshift/cluster-api-provider-baremetal) each workload cluster's machine API runs as a process; default: the lab's in-process port")
 }
 
@@ -53,6 +56,7 @@ func (o *runOptions) args() []string {
 		"--host-disk", strconv.FormatUint(o.hostDisk, 10),
 		"--host-firmware", o.hostFirmware, "--accel", o.accel,
 		"--machine-controller", absPath(o.machineController),
+		"--hosted-clusters=" + strconv.FormatBool(o.hostedClusters),
 	}
 }
 
@@ -71,7 +75,7 @@ func absPath(path string) string {
 func (o *runOptions) labOptions(stateDir string, progress lab.Progress) lab.Options {
 	return lab.Options{
 		StateDir: stateDir, LogDir: o.logDir, Profile: o.profile, Progress: progress,
-		Hosts: o.hosts, Accel: o.accel, MachineController: o.machineController,
+		Hosts: o.hosts, Accel: o.accel, MachineController: o.machineController, HostedClusters: o.hostedClusters,
 		Host: machines.HostSpec{VCPUs: o.hostCPUs, MemoryMiB: o.hostMemory, DiskGiB: o.hostDisk, Firmware: machines.Firmware(o.hostFirmware)},
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 // TestLabUpRefusesBadOptionsBeforeStarting runs `lab up` with options the
@@ -118,5 +120,22 @@ func TestLabUpShowsWhyTheSupervisorStopped(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("error shows a secret:\n%v", err)
+	}
+}
+
+// The detached supervisor gets the options `lab up` was given, hosted
+// clusters included.
+func TestRunOptionsReachTheSupervisor(t *testing.T) {
+	for _, hosted := range []bool{false, true} {
+		in := &runOptions{hosts: 2, hostedClusters: hosted}
+		cmd := &cobra.Command{}
+		out := &runOptions{}
+		out.register(cmd)
+		if err := cmd.ParseFlags(in.args()); err != nil {
+			t.Fatal(err)
+		}
+		if got := out.labOptions("/state", nil); got.HostedClusters != hosted || got.Hosts != 2 {
+			t.Errorf("hosted %v: the supervisor's lab options: hosted clusters %v, hosts %d", hosted, got.HostedClusters, got.Hosts)
+		}
 	}
 }
