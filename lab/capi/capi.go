@@ -23,6 +23,7 @@ import (
 	ipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
 	runtimev1alpha1 "sigs.k8s.io/cluster-api/api/runtime/v1alpha1"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	"sigs.k8s.io/cluster-api/controllers/clustercache"
 
 	"github.com/paritylab/paritylab/lab/controllers"
 	"github.com/paritylab/paritylab/lab/crds"
@@ -98,17 +99,32 @@ func (*Core) Webhooks() (*controllers.WebhookConfigurations, error) {
 // SetupWithManager wires indexes, the cluster cache, the reconcilers and
 // the webhooks.
 func (c *Core) SetupWithManager(ctx context.Context, mgr ctrl.Manager) error {
-	if err := index.AddDefaultIndexes(ctx, mgr); err != nil {
-		return fmt.Errorf("add CAPI indexes: %w", err)
-	}
-	cache, err := setupClusterCache(ctx, mgr, c.controllerOptions())
+	cache, err := c.setupControllers(ctx, mgr)
 	if err != nil {
 		return err
 	}
-	if err := c.setupReconcilers(ctx, mgr, cache); err != nil {
-		return err
-	}
 	return setupWebhooks(ctx, mgr, cache)
+}
+
+// SetupControllers wires the indexes, the cluster cache and the
+// reconcilers, without webhooks: a second Cluster API beside the
+// platform's, as HyperShift runs one per hosted control plane on its
+// private types (whose CRDs call no webhook of this CAPI), restricted to
+// what the manager's cache sees.
+func SetupControllers(ctx context.Context, mgr ctrl.Manager, opts Options) error {
+	_, err := New(opts).setupControllers(ctx, mgr)
+	return err
+}
+
+func (c *Core) setupControllers(ctx context.Context, mgr ctrl.Manager) (clustercache.ClusterCache, error) {
+	if err := index.AddDefaultIndexes(ctx, mgr); err != nil {
+		return nil, fmt.Errorf("add CAPI indexes: %w", err)
+	}
+	cache, err := setupClusterCache(ctx, mgr, c.controllerOptions())
+	if err != nil {
+		return nil, err
+	}
+	return cache, c.setupReconcilers(ctx, mgr, cache)
 }
 
 func (c *Core) controllerOptions() controller.Options {

@@ -2,6 +2,7 @@ package hypershift
 
 import (
 	"context"
+	"errors"
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
@@ -23,6 +24,7 @@ import (
 	"github.com/paritylab/paritylab/lab/controlplane"
 	"github.com/paritylab/paritylab/lab/crds"
 	"github.com/paritylab/paritylab/lab/hypershift/apiproxy"
+	capiagentv1 "github.com/paritylab/paritylab/providers/agent/api/v1beta1"
 )
 
 // An unmodified controller-runtime client pointed at the API proxy works
@@ -142,7 +144,7 @@ func proxyScheme(t *testing.T) *runtime.Scheme {
 	if err := clientgoscheme.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	if err := clusterv1.AddToScheme(s); err != nil {
+	if err := errors.Join(clusterv1.AddToScheme(s), capiagentv1.AddToScheme(s)); err != nil {
 		t.Fatal(err)
 	}
 	return s

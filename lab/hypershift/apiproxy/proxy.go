@@ -46,7 +46,11 @@ func NewHandler(opts Options) (http.Handler, error) {
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(opts.Upstream)
 			pr.Out.URL.Path, pr.Out.URL.RawPath = Path(pr.In.URL.Path, ToPrivate), ""
-			pr.Out.Header.Set("Accept", "application/json")
+			pr.Out.Header.Set("Accept", jsonAccept(pr.In.Header.Get("Accept")))
+			// The outgoing transport then asks for gzip itself and
+			// inflates the answer, which the proxy must read to
+			// translate; its own clients get it uncompressed.
+			pr.Out.Header.Del("Accept-Encoding")
 		},
 		Transport:      opts.Transport,
 		ModifyResponse: translateResponse,
@@ -64,6 +68,26 @@ func NewHandler(opts Options) (http.Handler, error) {
 		}
 		rp.ServeHTTP(w, r)
 	}), nil
+}
+
+// jsonAccept keeps the JSON media ranges of a client's Accept header,
+// with their parameters (a metadata-only informer asks for
+// as=PartialObjectMetadataList, kubectl for tables), and drops those the
+// proxy cannot translate: protobuf, CBOR and aggregated discovery
+// (g=apidiscovery.k8s.io), which the client then reads in its legacy form.
+func jsonAccept(accept string) string {
+	var kept []string
+	for _, r := range strings.Split(accept, ",") {
+		mt, params, err := mime.ParseMediaType(strings.TrimSpace(r))
+		if err != nil || !isJSON(mt) || params["g"] == "apidiscovery.k8s.io" {
+			continue
+		}
+		kept = append(kept, strings.TrimSpace(r))
+	}
+	if len(kept) == 0 {
+		return "application/json"
+	}
+	return strings.Join(kept, ", ")
 }
 
 // translateRequestBody rewrites a request's body to the private groups.

@@ -2,6 +2,7 @@ package apiproxy
 
 import (
 	"bufio"
+	"compress/gzip"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -155,5 +156,54 @@ func TestProxyOtherGroups(t *testing.T) {
 	_ = resp.Body.Close()
 	if seen.path != "/api/v1/namespaces/ns/configmaps/c" || lookup(decode(t, raw), "metadata.ownerReferences.0.apiVersion") != "cluster.x-k8s.io/v1beta2" {
 		t.Errorf("the hub was asked %s; the client read %s", seen.path, raw)
+	}
+}
+
+// The hub is asked for the client's JSON media ranges only, their
+// parameters kept: a metadata-only read must still get metadata.
+func TestJSONAccept(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"", "application/json"},
+		{"application/vnd.kubernetes.protobuf", "application/json"},
+		{"application/vnd.kubernetes.protobuf, application/json", "application/json"},
+		{"application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json",
+			"application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1, application/json"},
+		{"application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json", "application/json"},
+		{"application/cbor", "application/json"},
+		{"application/json;as=Table;v=v1;g=meta.k8s.io", "application/json;as=Table;v=v1;g=meta.k8s.io"},
+	} {
+		if got := jsonAccept(tc.in); got != tc.want {
+			t.Errorf("jsonAccept(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// A gzipped answer is inflated before it is translated: the proxy asks
+// the hub for gzip on its own behalf, whatever its client asked.
+func TestProxyReadsCompressedAnswers(t *testing.T) {
+	srv, _ := proxyTo(t, func(w http.ResponseWriter, r *http.Request) {
+		if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			jsonAnswer(machinePrivate(t))(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Encoding", "gzip")
+		zw := gzip.NewWriter(w)
+		_, _ = io.WriteString(zw, machinePrivate(t))
+		_ = zw.Close()
+	})
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/apis/cluster.x-k8s.io/v1beta2/namespaces/ns/machines/m-1", nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Encoding") != "" {
+		t.Fatalf("status %d, Content-Encoding %q: %s", resp.StatusCode, resp.Header.Get("Content-Encoding"), raw)
+	}
+	if got := decode(t, raw); lookup(got, "apiVersion") != "cluster.x-k8s.io/v1beta2" {
+		t.Errorf("apiVersion %v after an inflated answer", lookup(got, "apiVersion"))
 	}
 }
