@@ -3,6 +3,9 @@ package crds
 import (
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
+	"strconv"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -35,7 +38,18 @@ type InstallInput struct {
 // Install creates (or updates) every CRD of the sets and waits until the API
 // server serves all their versions.
 func Install(cfg *rest.Config, in InstallInput) error {
-	all, err := LoadAll(in.Sets)
+	// envtest's installer drops the conversion of every kind the scheme
+	// does not convert, so CRDs with their own conversion path go
+	// through it without webhook options.
+	var byScheme, ownPath []*apiextensionsv1.CustomResourceDefinition
+	_, err := loadAll(in.Sets, func(s Set, crd *apiextensionsv1.CustomResourceDefinition) {
+		if s.ConversionPath != "" && in.Conversion != nil {
+			in.Conversion.set(crd, s.ConversionPath)
+			ownPath = append(ownPath, crd)
+			return
+		}
+		byScheme = append(byScheme, crd)
+	})
 	if err != nil {
 		return err
 	}
@@ -44,7 +58,7 @@ func Install(cfg *rest.Config, in InstallInput) error {
 	}
 	opts := envtest.CRDInstallOptions{
 		Scheme:  in.Scheme,
-		CRDs:    all,
+		CRDs:    byScheme,
 		MaxTime: in.Timeout,
 	}
 	if c := in.Conversion; c != nil {
@@ -57,11 +71,43 @@ func Install(cfg *rest.Config, in InstallInput) error {
 	if _, err := envtest.InstallCRDs(cfg, opts); err != nil {
 		return fmt.Errorf("install CRDs: %w", err)
 	}
+	if len(ownPath) > 0 {
+		if _, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{CRDs: ownPath, MaxTime: in.Timeout}); err != nil {
+			return fmt.Errorf("install CRDs: %w", err)
+		}
+	}
 	return nil
+}
+
+// set makes the webhook at path convert a CRD that serves more than one
+// version.
+func (c *ConversionWebhook) set(crd *apiextensionsv1.CustomResourceDefinition, path string) {
+	served := 0
+	for _, v := range crd.Spec.Versions {
+		if v.Served {
+			served++
+		}
+	}
+	if served < 2 {
+		return
+	}
+	u := (&url.URL{Scheme: "https", Host: net.JoinHostPort(c.Host, strconv.Itoa(c.Port)), Path: path}).String()
+	crd.Spec.Conversion = &apiextensionsv1.CustomResourceConversion{
+		Strategy: apiextensionsv1.WebhookConverter,
+		Webhook: &apiextensionsv1.WebhookConversion{
+			ClientConfig:             &apiextensionsv1.WebhookClientConfig{URL: &u, CABundle: c.CABundle},
+			ConversionReviewVersions: []string{"v1"},
+		},
+	}
 }
 
 // LoadAll loads every set and refuses two definitions of the same CRD.
 func LoadAll(sets []Set) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	return loadAll(sets, func(Set, *apiextensionsv1.CustomResourceDefinition) {})
+}
+
+// loadAll is LoadAll calling each for every CRD with its set.
+func loadAll(sets []Set, each func(Set, *apiextensionsv1.CustomResourceDefinition)) ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	var all []*apiextensionsv1.CustomResourceDefinition
 	seen := map[string]string{}
 	var errs []error
@@ -77,6 +123,7 @@ func LoadAll(sets []Set) ([]*apiextensionsv1.CustomResourceDefinition, error) {
 				continue
 			}
 			seen[crd.Name] = s.Name
+			each(s, crd)
 			all = append(all, crd)
 		}
 	}

@@ -62,6 +62,12 @@ type Set struct {
 	// groups it does not map alone: HyperShift's private copies of Cluster
 	// API's types (lab/hypershift).
 	RenameGroup func(group string) (string, bool)
+	// ConversionPath, when set, is the path on the lab's webhook host
+	// (InstallInput.Conversion) of the conversion webhook of every CRD of
+	// the set that serves more than one version. Install otherwise finds
+	// convertible kinds in the scheme, which has no kind of a renamed
+	// group.
+	ConversionPath string
 }
 
 // Load reads and decodes every CRD of the set, sorted by name.

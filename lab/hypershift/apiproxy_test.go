@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	clusterv1beta1 "sigs.k8s.io/cluster-api/api/core/v1beta1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -42,7 +43,7 @@ func TestAPIProxyServesPrivateTypesAsStandard(t *testing.T) {
 	t.Cleanup(func() { _ = cp.Stop() })
 	platform := crds.ClusterAPI()
 	platform.OnlyVersion = "v1beta2"
-	if err := crds.Install(cp.RESTConfig(), crds.InstallInput{Sets: []crds.Set{platform, PrivateClusterAPI()}}); err != nil {
+	if err := crds.Install(cp.RESTConfig(), crds.InstallInput{Sets: []crds.Set{platform, privateStoredVersionOnly()}}); err != nil {
 		t.Fatal(err)
 	}
 	hub, err := client.New(cp.RESTConfig(), client.Options{})
@@ -118,6 +119,15 @@ func TestAPIProxyServesPrivateTypesAsStandard(t *testing.T) {
 	}
 }
 
+// privateStoredVersionOnly is the private CRDs for a hub without the
+// operator's conversion shim: the stored version only, as the platform's
+// CRDs beside them in these tests.
+func privateStoredVersionOnly() crds.Set {
+	s := PrivateClusterAPI()
+	s.OnlyVersion = "v1beta2"
+	return s
+}
+
 // proxiedClient is a controller-runtime client of the hub through a proxy
 // served on loopback for the test.
 func proxiedClient(t *testing.T, hub *rest.Config) client.Client {
@@ -144,7 +154,7 @@ func proxyScheme(t *testing.T) *runtime.Scheme {
 	if err := clientgoscheme.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	if err := errors.Join(clusterv1.AddToScheme(s), capiagentv1.AddToScheme(s)); err != nil {
+	if err := errors.Join(clusterv1.AddToScheme(s), clusterv1beta1.AddToScheme(s), capiagentv1.AddToScheme(s)); err != nil {
 		t.Fatal(err)
 	}
 	return s

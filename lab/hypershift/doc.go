@@ -39,5 +39,42 @@
 // MachineHealthCheck (autoRepair), autoscaling, node labels or taints on
 // Machines; serving CSRs are left to the lab's nodes, which ask for none.
 //
+// Private CAPI types (openshift/enhancements PR 1927, provisional): the
+// operator installs Cluster API's CRDs in cluster.hypershift.openshift.io
+// (PrivateClusterAPI), converted by a shim in front of CAPI's conversion
+// webhook (apiproxy.ConversionShim at PrivateConversionPath). A
+// HostedCluster annotated PrivateCAPITypesAnnotation "true" has its CAPI
+// Cluster and MachineDeployments written through the operator's API
+// proxy, and runs its own Cluster API core (StartPrivateCAPI: upstream's
+// reconcilers, namespace-scoped, without webhooks), agent provider and
+// machine approver through the cluster's proxy; any other HostedCluster's
+// cluster.x-k8s.io objects are the platform CAPI's, as today. Departures:
+// the proxies are in-process listeners carrying the lab's credentials,
+// one per hosted cluster where the enhancement has a sidecar per pod; the
+// proxies' clients are configured for JSON (apiproxy.Server.RESTConfig);
+// the lab stores v1beta2 where the enhancement keeps v1beta1; no CAPI
+// webhook validates or defaults private objects.
+//
+// Migration (migration.go): annotating a running HostedCluster
+// MigrateCAPITypesAnnotation "private" runs the enhancement's steps, one
+// cluster at a time: lock (migration-in-progress; the HostedCluster and
+// NodePool controllers wait), pause the standard Cluster, stop the
+// cluster's CAPI components, copy Cluster, MachineDeployments,
+// MachineSets and Machines into the private group (names, spec, labels,
+// annotations, finalizers, status; owner references to the copies),
+// point the owner references of AgentMachines, AgentClusters,
+// AgentMachineTemplates, Secrets and ConfigMaps at the copies before
+// anything is deleted, start the components on private types, unpause,
+// pass the health checks for 30 s within 5 min, annotate
+// private-capi-types, delete the standard objects (finalizers stripped,
+// their Cluster still paused) and unlock. A failing step rolls back:
+// the components stop, the owner references are restored, the copies
+// go, the standard Cluster is unpaused, its components start again,
+// and the cluster is annotated migration-failed (not tried again until
+// that is removed) with a Warning event. Departures: the run is not
+// resumable after an operator restart (its state is in memory); no
+// component "replicas" are stored, as they run in process; the alert is
+// an event, as the lab has no Prometheus.
+//
 // It must not import anything above lab.
 package hypershift

@@ -17,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/paritylab/paritylab/lab/capi"
@@ -32,6 +33,7 @@ import (
 type hub struct {
 	op     *Operator
 	c      client.Client
+	config *rest.Config
 	ledger *state.Ledger
 }
 
@@ -39,7 +41,9 @@ func startHub(t *testing.T) *hub {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	cp, err := controlplane.Start(ctx, controlplane.Options{Name: "hypershift-test", Dir: filepath.Join(dir, "hub")})
+	// kube-controller-manager runs the garbage collector, which must
+	// leave alone what the operator and the migration keep owned.
+	cp, err := controlplane.Start(ctx, controlplane.Options{Name: "hypershift-test", Dir: filepath.Join(dir, "hub"), ControllerManager: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +72,7 @@ func startHub(t *testing.T) *hub {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &hub{op: op, c: c, ledger: ledger}
+	return &hub{op: op, c: c, config: cp.RESTConfig(), ledger: ledger}
 }
 
 func (h *hub) create(t *testing.T, objs ...client.Object) {
@@ -89,7 +93,12 @@ func (h *hub) get(t *testing.T, key client.ObjectKey, obj client.Object) {
 
 func (h *hub) eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 90*time.Second, true, func(context.Context) (bool, error) {
+	h.eventuallyWithin(t, 90*time.Second, what, cond)
+}
+
+func (h *hub) eventuallyWithin(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
 		return cond(), nil
 	})
 	if err != nil {
@@ -98,8 +107,9 @@ func (h *hub) eventually(t *testing.T, what string, cond func() bool) {
 }
 
 // agentHostedCluster is a HostedCluster on the agent platform in
-// namespace clusters, its Agents in hardware, with its pull secret.
-func (h *hub) agentHostedCluster(t *testing.T) *hypershiftv1beta1.HostedCluster {
+// namespace clusters, its Agents in hardware, with its pull secret; the
+// options change it before it is created.
+func (h *hub) agentHostedCluster(t *testing.T, opts ...func(*hypershiftv1beta1.HostedCluster)) *hypershiftv1beta1.HostedCluster {
 	t.Helper()
 	for _, ns := range []string{"clusters", "hardware"} {
 		h.create(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
@@ -122,6 +132,9 @@ func (h *hub) agentHostedCluster(t *testing.T) *hypershiftv1beta1.HostedCluster 
 				route(hypershiftv1beta1.OAuthServer), route(hypershiftv1beta1.Konnectivity), route(hypershiftv1beta1.Ignition),
 			},
 		},
+	}
+	for _, o := range opts {
+		o(hc)
 	}
 	h.create(t, hc)
 	return hc

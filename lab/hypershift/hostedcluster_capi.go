@@ -64,12 +64,16 @@ func capiClusterKey(hc *hypershiftv1beta1.HostedCluster) client.ObjectKey {
 // reconciles only keep it unpaused.
 func (o *Operator) ensureCAPICluster(ctx context.Context, hc *hypershiftv1beta1.HostedCluster) error {
 	key := capiClusterKey(hc)
+	capi, err := o.capiFor(hc)
+	if err != nil {
+		return err
+	}
 	cl := &clusterv1beta1.Cluster{}
-	err := o.apiReader.Get(ctx, key, cl)
+	err = capi.live.Get(ctx, key, cl)
 	switch {
 	case apierrors.IsNotFound(err):
 		cl = capiCluster(hc)
-		if err := o.client.Create(ctx, cl); err != nil {
+		if err := capi.Create(ctx, cl); err != nil {
 			return fmt.Errorf("create CAPI Cluster %s: %w", key, err)
 		}
 		return nil
@@ -78,7 +82,7 @@ func (o *Operator) ensureCAPICluster(ctx context.Context, hc *hypershiftv1beta1.
 	case cl.Spec.Paused:
 		patch := client.MergeFrom(cl.DeepCopy())
 		cl.Spec.Paused = false
-		if err := o.client.Patch(ctx, cl, patch); err != nil {
+		if err := capi.Patch(ctx, cl, patch); err != nil {
 			return fmt.Errorf("unpause CAPI Cluster %s: %w", key, err)
 		}
 	}

@@ -52,6 +52,11 @@ func (o *Operator) reconcileHostedCluster(ctx context.Context, req ctrl.Request)
 	if changed, err := o.defaultHostedCluster(ctx, hc); err != nil || changed {
 		return ctrl.Result{}, err // the update brings another reconcile
 	}
+	release, busy := o.migrating(hc)
+	if busy {
+		return ctrl.Result{RequeueAfter: migrationRecheck}, nil
+	}
+	defer release()
 	if err := o.reconcileControlPlane(ctx, hc); err != nil {
 		return ctrl.Result{}, o.setFailed(ctx, hc, err)
 	}

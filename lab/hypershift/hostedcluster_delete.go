@@ -60,15 +60,19 @@ func (o *Operator) deleteHostedCluster(ctx context.Context, hc *hypershiftv1beta
 // it is gone.
 func (o *Operator) deleteCAPICluster(ctx context.Context, hc *hypershiftv1beta1.HostedCluster) (bool, error) {
 	key := capiClusterKey(hc)
+	capi, err := o.capiFor(hc)
+	if err != nil {
+		return false, err
+	}
 	cl := &clusterv1beta1.Cluster{}
-	if err := o.apiReader.Get(ctx, key, cl); err != nil {
+	if err := capi.live.Get(ctx, key, cl); err != nil {
 		if apierrors.IsNotFound(err) {
 			return true, nil
 		}
 		return false, fmt.Errorf("read CAPI Cluster %s: %w", key, err)
 	}
 	if cl.DeletionTimestamp.IsZero() {
-		if err := o.client.Delete(ctx, cl); client.IgnoreNotFound(err) != nil {
+		if err := capi.Delete(ctx, cl); client.IgnoreNotFound(err) != nil {
 			return false, fmt.Errorf("delete CAPI Cluster %s: %w", key, err)
 		}
 	}

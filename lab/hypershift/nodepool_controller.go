@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	clusterv1beta1 "sigs.k8s.io/cluster-api/api/core/v1beta1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -79,6 +80,11 @@ func (o *Operator) reconcileNodePool(ctx context.Context, req ctrl.Request) (ctr
 	if controllerutil.AddFinalizer(np, NodePoolFinalizer) {
 		return ctrl.Result{}, o.client.Update(ctx, np)
 	}
+	release, busy := o.migrating(hc)
+	if busy {
+		return ctrl.Result{RequeueAfter: migrationRecheck}, nil
+	}
+	defer release()
 	if np.Spec.Management.UpgradeType != hypershiftv1beta1.UpgradeTypeReplace {
 		return ctrl.Result{}, o.setNodePoolCondition(ctx, np, condition(hypershiftv1beta1.NodePoolUpdateManagementEnabledConditionType, false,
 			hypershiftv1beta1.NodePoolValidationFailedReason,
@@ -93,11 +99,15 @@ func (o *Operator) reconcileNodePool(ctx context.Context, req ctrl.Request) (ctr
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	md, err := o.applyNodePoolObjects(ctx, hc, in)
+	capi, err := o.capiFor(hc)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	return o.writeNodePoolStatus(ctx, np, in, md)
+	md, err := o.applyNodePoolObjects(ctx, hc, capi, in)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	return o.writeNodePoolStatus(ctx, np, capi, in, md)
 }
 
 // nodePoolInput gathers what the NodePool's objects are made from: the
@@ -132,7 +142,7 @@ func (o *Operator) nodePoolInput(ctx context.Context, np *hypershiftv1beta1.Node
 // applyNodePoolObjects writes the token Secret (once: its token stays),
 // the user-data Secret, the AgentMachineTemplate (once: a changed spec has
 // another name) and the MachineDeployment.
-func (o *Operator) applyNodePoolObjects(ctx context.Context, hc *hypershiftv1beta1.HostedCluster, in NodePoolObjectsInput) (*clusterv1beta1.MachineDeployment, error) {
+func (o *Operator) applyNodePoolObjects(ctx context.Context, hc *hypershiftv1beta1.HostedCluster, capi capiAccess, in NodePoolObjectsInput) (*clusterv1beta1.MachineDeployment, error) {
 	if err := o.createOnce(ctx, TokenSecret(in)); err != nil {
 		return nil, err
 	}
@@ -157,17 +167,32 @@ func (o *Operator) applyNodePoolObjects(ctx context.Context, hc *hypershiftv1bet
 	built := MachineDeployment(in, template)
 	md := &clusterv1beta1.MachineDeployment{ObjectMeta: built.ObjectMeta}
 	md.Labels, md.Annotations = nil, nil
-	if _, err := controllerutil.CreateOrPatch(ctx, o.client, md, func() error {
+	if _, err := controllerutil.CreateOrPatch(ctx, capi, md, func() error {
 		md.Labels = mergeMaps(md.Labels, built.Labels)
 		md.Annotations = mergeMaps(md.Annotations, built.Annotations)
 		delete(md.Annotations, clusterv1beta1.PausedAnnotation)
 		md.Spec.ClusterName, md.Spec.Replicas, md.Spec.Selector = built.Spec.ClusterName, built.Spec.Replicas, built.Spec.Selector
-		md.Spec.Strategy, md.Spec.Template = built.Spec.Strategy, built.Spec.Template
+		md.Spec.Strategy = built.Spec.Strategy
+		md.Spec.Template = propagatedTemplate(md.Spec.Template.Spec, built.Spec.Template)
 		return nil
 	}); err != nil {
 		return nil, fmt.Errorf("write MachineDeployment %s/%s: %w", md.Namespace, md.Name, err)
 	}
 	return md, nil
+}
+
+// propagatedTemplate is the MachineDeployment's template as HyperShift
+// rebuilds it (propagateVersionAndTemplate): the version and the user
+// data stay as stored until the user-data Secret's name changes (a new
+// release or config), the machine template's name until a new template
+// is made. So a version a webhook defaulted ("v4.21.0" where the NodePool
+// says "4.21.0") is never written back, which would roll every node.
+func propagatedTemplate(current clusterv1beta1.MachineSpec, built clusterv1beta1.MachineTemplateSpec) clusterv1beta1.MachineTemplateSpec {
+	out := *built.DeepCopy()
+	if ptr.Deref(current.Bootstrap.DataSecretName, "") == ptr.Deref(built.Spec.Bootstrap.DataSecretName, "") {
+		out.Spec.Version = current.Version
+	}
+	return out
 }
 
 // createOnce creates obj unless it exists.

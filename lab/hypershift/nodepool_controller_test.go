@@ -76,7 +76,7 @@ func TestNodePoolMakesItsMachines(t *testing.T) {
 		h.scale(t, np, replicas)
 		h.eventually(t, strconv.Itoa(int(replicas))+" Machines of the NodePool", func() bool {
 			h.get(t, client.ObjectKeyFromObject(md), md)
-			machines, err := h.op.nodePoolMachines(ctx, cpns, np)
+			machines, err := nodePoolMachines(ctx, h.c, cpns, np)
 			return err == nil && ptr.Deref(md.Spec.Replicas, -1) == replicas && len(machines) == int(replicas)
 		})
 	}
@@ -136,9 +136,9 @@ func TestNodePoolInPlaceIsRefused(t *testing.T) {
 }
 
 // availableHostedCluster is the agent HostedCluster hc1, available.
-func (h *hub) availableHostedCluster(t *testing.T) *hypershiftv1beta1.HostedCluster {
+func (h *hub) availableHostedCluster(t *testing.T, opts ...func(*hypershiftv1beta1.HostedCluster)) *hypershiftv1beta1.HostedCluster {
 	t.Helper()
-	hc := h.agentHostedCluster(t)
+	hc := h.agentHostedCluster(t, opts...)
 	h.eventually(t, "the HostedCluster's ignition endpoint", func() bool {
 		h.get(t, client.ObjectKeyFromObject(hc), hc)
 		return hc.Status.IgnitionEndpoint != "" && hc.Status.KubeConfig != nil

@@ -36,11 +36,15 @@ func (o *Operator) deleteNodePool(ctx context.Context, np *hypershiftv1beta1.Nod
 			return ctrl.Result{}, err
 		}
 	}
+	capi, err := o.capiForNodePool(ctx, np)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	md := &clusterv1beta1.MachineDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: cpns, Name: np.Name}}
-	if err := o.client.Delete(ctx, md); client.IgnoreNotFound(err) != nil {
+	if err := capi.Delete(ctx, md); client.IgnoreNotFound(err) != nil {
 		return ctrl.Result{}, fmt.Errorf("delete MachineDeployment of NodePool %s: %w", np.Name, err)
 	}
-	machines, err := o.nodePoolMachines(ctx, cpns, np)
+	machines, err := nodePoolMachines(ctx, capi, cpns, np)
 	if err != nil {
 		return ctrl.Result{}, err
 	}

@@ -158,3 +158,27 @@ func TestTokenAndUserDataSecrets(t *testing.T) {
 		t.Error("another release gives the same config hash")
 	}
 }
+
+// The stored version stays until the user data changes: a version a
+// webhook defaulted is not written back (that would roll every node),
+// and a new release's user data carries the new version.
+func TestPropagatedTemplate(t *testing.T) {
+	built := clusterv1beta1.MachineTemplateSpec{Spec: clusterv1beta1.MachineSpec{
+		Version: ptr.To("4.21.0"), Bootstrap: clusterv1beta1.Bootstrap{DataSecretName: ptr.To("user-data-np1-aaaa")}}}
+	for _, tc := range []struct {
+		name        string
+		current     clusterv1beta1.MachineSpec
+		wantVersion string
+	}{
+		{"new", clusterv1beta1.MachineSpec{}, "4.21.0"},
+		{"defaulted by a webhook", clusterv1beta1.MachineSpec{Version: ptr.To("v4.21.0"),
+			Bootstrap: clusterv1beta1.Bootstrap{DataSecretName: ptr.To("user-data-np1-aaaa")}}, "v4.21.0"},
+		{"new user data", clusterv1beta1.MachineSpec{Version: ptr.To("v4.20.0"),
+			Bootstrap: clusterv1beta1.Bootstrap{DataSecretName: ptr.To("user-data-np1-bbbb")}}, "4.21.0"},
+	} {
+		got := propagatedTemplate(tc.current, built)
+		if ptr.Deref(got.Spec.Version, "") != tc.wantVersion || ptr.Deref(got.Spec.Bootstrap.DataSecretName, "") != "user-data-np1-aaaa" {
+			t.Errorf("%s: version %v, user data %v", tc.name, ptr.Deref(got.Spec.Version, ""), ptr.Deref(got.Spec.Bootstrap.DataSecretName, ""))
+		}
+	}
+}

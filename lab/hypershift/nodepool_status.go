@@ -76,8 +76,8 @@ func (o *Operator) setNodePoolCondition(ctx context.Context, np *hypershiftv1bet
 // available ones, Ready is the MachineDeployment's, the version is the
 // target once the rollout completed, and the Machines' Nodes get the
 // NodePool label. It looks again soon while the rollout goes on.
-func (o *Operator) writeNodePoolStatus(ctx context.Context, np *hypershiftv1beta1.NodePool, in NodePoolObjectsInput, md *clusterv1beta1.MachineDeployment) (ctrl.Result, error) {
-	machines, err := o.nodePoolMachines(ctx, in.ControlPlaneNamespace, np)
+func (o *Operator) writeNodePoolStatus(ctx context.Context, np *hypershiftv1beta1.NodePool, capi capiAccess, in NodePoolObjectsInput, md *clusterv1beta1.MachineDeployment) (ctrl.Result, error) {
+	machines, err := nodePoolMachines(ctx, capi, in.ControlPlaneNamespace, np)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -160,9 +160,9 @@ func allMachinesReadyCondition(np *hypershiftv1beta1.NodePool, machines []cluste
 }
 
 // nodePoolMachines are the Machines made for the NodePool.
-func (o *Operator) nodePoolMachines(ctx context.Context, cpns string, np *hypershiftv1beta1.NodePool) ([]clusterv1.Machine, error) {
+func nodePoolMachines(ctx context.Context, c client.Reader, cpns string, np *hypershiftv1beta1.NodePool) ([]clusterv1.Machine, error) {
 	list := &clusterv1.MachineList{}
-	if err := o.client.List(ctx, list, client.InNamespace(cpns)); err != nil {
+	if err := c.List(ctx, list, client.InNamespace(cpns)); err != nil {
 		return nil, fmt.Errorf("list Machines of %s: %w", cpns, err)
 	}
 	key := client.ObjectKeyFromObject(np).String()

@@ -12,15 +12,17 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-
-	clusterv1beta1 "sigs.k8s.io/cluster-api/api/core/v1beta1"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/conversion"
 
 	"github.com/paritylab/paritylab/lab/agentproviders"
+	"github.com/paritylab/paritylab/lab/capi"
 	"github.com/paritylab/paritylab/lab/controllers"
 	"github.com/paritylab/paritylab/lab/crds"
+	"github.com/paritylab/paritylab/lab/hypershift/apiproxy"
 	"github.com/paritylab/paritylab/lab/ports"
 	"github.com/paritylab/paritylab/lab/state"
 	"github.com/paritylab/paritylab/lab/workload"
@@ -68,6 +70,15 @@ type Operator struct {
 
 	mu     sync.Mutex
 	hosted map[types.NamespacedName]*hostedRuntime
+	// locks are held by migrations (migration.go).
+	locks           map[types.NamespacedName]*sync.Mutex
+	recorder        record.EventRecorder
+	migrationTiming migrationTiming
+
+	// proxy and proxied reach private types (privatetypes.go).
+	proxyMu sync.Mutex
+	proxy   *apiproxy.Server
+	proxied client.Client
 }
 
 var _ controllers.Component = (*Operator)(nil)
@@ -83,17 +94,19 @@ func New(opts Options) (*Operator, error) {
 	if opts.AdvertiseHost == "" {
 		opts.AdvertiseHost = ports.Loopback
 	}
-	return &Operator{opts: opts, hosted: map[types.NamespacedName]*hostedRuntime{}}, nil
+	return &Operator{opts: opts, hosted: map[types.NamespacedName]*hostedRuntime{},
+		migrationTiming: migrationTiming{window: healthWindow, timeout: healthTimeout}}, nil
 }
 
 // Name implements controllers.Component.
 func (*Operator) Name() string { return "hypershift" }
 
 // AddToScheme implements controllers.Component: HyperShift's types, the
-// agent provider's, and CAPI core v1beta1, the version HyperShift writes.
+// agent provider's, and CAPI core's (HyperShift writes v1beta1; the
+// conversion shim converts every version).
 func (*Operator) AddToScheme(s *runtime.Scheme) error {
 	for _, add := range []func(*runtime.Scheme) error{
-		hypershiftv1beta1.AddToScheme, agent.AddToScheme, clusterv1beta1.AddToScheme,
+		hypershiftv1beta1.AddToScheme, agent.AddToScheme, capi.New(capi.Options{}).AddToScheme,
 	} {
 		if err := add(s); err != nil {
 			return fmt.Errorf("register HyperShift operator types: %w", err)
@@ -104,9 +117,10 @@ func (*Operator) AddToScheme(s *runtime.Scheme) error {
 
 // CRDs implements controllers.Component: HostedCluster, NodePool,
 // HostedControlPlane and, as HyperShift's install brings them, the agent
-// provider's. CAPI's come with its component.
+// provider's and CAPI's private types. The platform's CAPI CRDs come
+// with its component.
 func (*Operator) CRDs() []crds.Set {
-	return []crds.Set{crds.HyperShift(), crds.HostedControlPlane(), agentproviders.AgentCRDs()}
+	return []crds.Set{crds.HyperShift(), crds.HostedControlPlane(), agentproviders.AgentCRDs(), PrivateClusterAPI()}
 }
 
 // Webhooks implements controllers.Component: HyperShift's webhooks are
@@ -119,6 +133,8 @@ func (*Operator) WebhooksReady(context.Context, client.Client) error { return ni
 // SetupWithManager implements controllers.Component.
 func (o *Operator) SetupWithManager(_ context.Context, mgr ctrl.Manager) error {
 	o.client, o.apiReader, o.config, o.scheme = mgr.GetClient(), mgr.GetAPIReader(), mgr.GetConfig(), mgr.GetScheme()
+	mgr.GetWebhookServer().Register(PrivateConversionPath,
+		apiproxy.ConversionShim(conversion.NewWebhookHandler(mgr.GetScheme(), mgr.GetConverterRegistry())))
 	err := ctrl.NewControllerManagedBy(mgr).Named("hypershift-hostedcluster").
 		For(&hypershiftv1beta1.HostedCluster{}).
 		Complete(reconcile.Func(o.reconcileHostedCluster))
@@ -127,6 +143,9 @@ func (o *Operator) SetupWithManager(_ context.Context, mgr ctrl.Manager) error {
 	}
 	if err := o.setupNodePoolController(mgr); err != nil {
 		return fmt.Errorf("set up the NodePool controller: %w", err)
+	}
+	if err := o.setupMigrationController(mgr); err != nil {
+		return fmt.Errorf("set up the private CAPI types migration controller: %w", err)
 	}
 	return nil
 }
@@ -142,7 +161,7 @@ func (o *Operator) Stop() error {
 	for _, h := range all {
 		errs = append(errs, h.stop())
 	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, o.stopProxy())...)
 }
 
 // HostedAPI returns the hosted control plane of a HostedCluster, or nil

@@ -94,6 +94,17 @@ func privateCAPIManager(ctx context.Context, cfg *rest.Config, opts PrivateCAPIO
 // controllers see.
 func (p *PrivateCAPI) ProxyConfig() *rest.Config { return p.proxy.RESTConfig() }
 
+// Running says whether the controllers still run.
+func (p *PrivateCAPI) Running() bool {
+	select {
+	case err := <-p.done:
+		p.done <- err // leave it for Stop
+		return false
+	default:
+		return true
+	}
+}
+
 // Stop ends the controllers, then the proxy.
 func (p *PrivateCAPI) Stop() error {
 	p.cancel()

@@ -6,20 +6,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr/testr"
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
+	clusterv1beta1 "sigs.k8s.io/cluster-api/api/core/v1beta1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/paritylab/paritylab/lab/agentproviders"
 	"github.com/paritylab/paritylab/lab/controlplane"
 	"github.com/paritylab/paritylab/lab/crds"
+	"github.com/paritylab/paritylab/lab/hypershift/apiproxy"
 	capiagentv1 "github.com/paritylab/paritylab/providers/agent/api/v1beta1"
 )
 
@@ -44,7 +47,7 @@ func TestPrivateCAPIMakesMachinesThroughTheProxy(t *testing.T) {
 	platform := crds.ClusterAPI()
 	platform.OnlyVersion = "v1beta2"
 	if err := crds.Install(cp.RESTConfig(), crds.InstallInput{
-		Sets: []crds.Set{platform, PrivateClusterAPI(), agentproviders.AgentCRDs()}}); err != nil {
+		Sets: []crds.Set{platform, privateStoredVersionOnly(), agentproviders.AgentCRDs()}}); err != nil {
 		t.Fatal(err)
 	}
 	hub, err := client.New(cp.RESTConfig(), client.Options{Scheme: proxyScheme(t)})
@@ -56,7 +59,7 @@ func TestPrivateCAPIMakesMachinesThroughTheProxy(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p, err := StartPrivateCAPI(ctx, PrivateCAPIOptions{Hub: cp.RESTConfig(), Namespace: "clusters-hc1", Logger: testr.New(t)})
+	p, err := StartPrivateCAPI(ctx, PrivateCAPIOptions{Hub: cp.RESTConfig(), Namespace: "clusters-hc1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,5 +186,67 @@ func waitForTest(t *testing.T, what string, cond func() bool) {
 		func(context.Context) (bool, error) { return cond(), nil })
 	if err != nil {
 		t.Fatalf("timed out waiting for %s", what)
+	}
+}
+
+// A v1beta1 MachineDeployment, as HyperShift's NodePool controller writes
+// it, goes through the proxy into the private group, is stored at v1beta2
+// by way of the operator's conversion shim in front of Cluster API's
+// conversion webhook, and reads back at both versions with its fields.
+func TestPrivateTypesConvertThroughTheShim(t *testing.T) {
+	h := startHub(t)
+	ctx := context.Background()
+	h.create(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "clusters-conv"}})
+	proxy, err := apiproxy.Serve(h.config, logr.Discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = proxy.Stop() })
+	proxied, err := client.New(proxy.RESTConfig(), client.Options{Scheme: proxyScheme(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	infraRef := corev1.ObjectReference{APIVersion: capiagentv1.GroupVersion.String(), Kind: "AgentMachineTemplate", Name: "np1-a1b2c3d4"}
+	md := &clusterv1beta1.MachineDeployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "clusters-conv", Name: "np1"},
+		Spec: clusterv1beta1.MachineDeploymentSpec{
+			ClusterName: "hc-abcde", Replicas: ptr.To[int32](2),
+			Selector: metav1.LabelSelector{MatchLabels: map[string]string{"pool": "np1"}},
+			Template: clusterv1beta1.MachineTemplateSpec{ObjectMeta: clusterv1beta1.ObjectMeta{Labels: map[string]string{"pool": "np1"}},
+				Spec: clusterv1beta1.MachineSpec{ClusterName: "hc-abcde", Version: ptr.To("4.21.0"),
+					Bootstrap:         clusterv1beta1.Bootstrap{DataSecretName: ptr.To("user-data-np1")},
+					InfrastructureRef: infraRef}},
+			Strategy: &clusterv1beta1.MachineDeploymentStrategy{Type: clusterv1beta1.RollingUpdateMachineDeploymentStrategyType,
+				RollingUpdate: &clusterv1beta1.MachineRollingUpdateDeployment{MaxSurge: ptr.To(intstr.FromInt32(0)), MaxUnavailable: ptr.To(intstr.FromInt32(1))}},
+		},
+	}
+	if err := proxied.Create(ctx, md); err != nil {
+		t.Fatalf("create a v1beta1 MachineDeployment through the proxy: %v", err)
+	}
+
+	stored := &unstructured.Unstructured{}
+	stored.SetGroupVersionKind(schema.GroupVersionKind{Group: privateGroup, Version: "v1beta2", Kind: "MachineDeployment"})
+	h.get(t, client.ObjectKeyFromObject(md), stored)
+	if g, _, _ := unstructured.NestedString(stored.Object, "spec", "template", "spec", "infrastructureRef", "apiGroup"); g != capiagentv1.GroupVersion.Group {
+		t.Errorf("stored infrastructureRef.apiGroup %q: the v1beta1 apiVersion was not converted", g)
+	}
+	v1beta2 := &clusterv1.MachineDeployment{}
+	if err := proxied.Get(ctx, client.ObjectKeyFromObject(md), v1beta2); err != nil {
+		t.Fatalf("read at v1beta2 through the proxy: %v", err)
+	}
+	if v1beta2.Spec.Template.Spec.InfrastructureRef.Kind != infraRef.Kind || ptr.Deref(v1beta2.Spec.Replicas, 0) != 2 ||
+		v1beta2.Spec.Rollout.Strategy.RollingUpdate.MaxSurge.IntValue() != 0 {
+		t.Errorf("v1beta2 read %+v", v1beta2.Spec)
+	}
+	v1beta1 := &clusterv1beta1.MachineDeployment{}
+	if err := proxied.Get(ctx, client.ObjectKeyFromObject(md), v1beta1); err != nil {
+		t.Fatalf("read at v1beta1 through the proxy: %v", err)
+	}
+	// v1beta2 references have no namespace; CAPI's conversion fills the
+	// object's.
+	got := v1beta1.Spec.Template.Spec.InfrastructureRef
+	if got.APIVersion != infraRef.APIVersion || got.Kind != infraRef.Kind || got.Name != infraRef.Name || ptr.Deref(v1beta1.Spec.Template.Spec.Version, "") != "4.21.0" ||
+		ptr.Deref(v1beta1.Spec.Template.Spec.Bootstrap.DataSecretName, "") != "user-data-np1" {
+		t.Errorf("v1beta1 read back %+v, want what was written", v1beta1.Spec.Template.Spec)
 	}
 }

@@ -8,9 +8,13 @@ import (
 	"github.com/paritylab/paritylab/lab/crds"
 )
 
-// Every Cluster API CRD has a private twin with the same kind, schema and
-// contract labels, in the private group, serving the stored version only.
+// Every Cluster API CRD has a private twin with the same kind, versions,
+// schemas and contract labels, in the private group, converted by the
+// operator's shim.
 func TestPrivateClusterAPI(t *testing.T) {
+	if PrivateClusterAPI().ConversionPath != PrivateConversionPath {
+		t.Errorf("the private CRDs' conversion path is %q", PrivateClusterAPI().ConversionPath)
+	}
 	standard, err := crds.ClusterAPI().Load()
 	if err != nil {
 		t.Fatal(err)
@@ -39,13 +43,8 @@ func TestPrivateClusterAPI(t *testing.T) {
 		if strings.TrimSuffix(s.Spec.Group, "cluster.x-k8s.io") != strings.TrimSuffix(p.Spec.Group, "cluster.hypershift.openshift.io") {
 			t.Errorf("%s: group %s for %s", p.Spec.Names.Kind, p.Spec.Group, s.Spec.Group)
 		}
-		if len(p.Spec.Versions) != 1 || !p.Spec.Versions[0].Storage {
-			t.Errorf("%s serves %d versions, want the stored one only", p.Name, len(p.Spec.Versions))
-		}
-		for _, v := range s.Spec.Versions {
-			if v.Name == p.Spec.Versions[0].Name && !reflect.DeepEqual(v.Schema, p.Spec.Versions[0].Schema) {
-				t.Errorf("%s: the %s schema differs from the standard CRD's", p.Name, v.Name)
-			}
+		if !reflect.DeepEqual(p.Spec.Versions, s.Spec.Versions) {
+			t.Errorf("%s: versions (served, stored, schemas) differ from the standard CRD's", p.Name)
 		}
 		for k, v := range s.Labels {
 			if p.Labels[k] != v {

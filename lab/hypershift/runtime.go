@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -42,8 +43,21 @@ type hostedRuntime struct {
 	// which guests reach at their gateway.
 	apiPort int
 
+	// privateCAPI is the hosted cluster's own Cluster API when it uses
+	// private types; the agent provider and the approver then reach the
+	// hub through its proxy.
+	privateCAPI *PrivateCAPI
+
 	// managers run the agent provider and the machine approver.
 	managers []runningManager
+}
+
+// capiConfig is how the hosted cluster's CAPI clients reach the hub.
+func (h *hostedRuntime) capiConfig(hub *rest.Config) *rest.Config {
+	if h.privateCAPI != nil {
+		return h.privateCAPI.ProxyConfig()
+	}
+	return hub
 }
 
 type runningManager struct {
@@ -59,15 +73,10 @@ func (h *hostedRuntime) run(ctx context.Context, mgr ctrl.Manager) {
 	h.managers = append(h.managers, runningManager{cancel: cancel, done: done})
 }
 
-// stop ends the managers, the ignition server and the control plane, in
-// that order.
+// stop ends the CAPI components, the ignition server and the control
+// plane, in that order.
 func (h *hostedRuntime) stop() error {
-	var errs []error
-	for i := len(h.managers) - 1; i >= 0; i-- {
-		h.managers[i].cancel()
-		errs = append(errs, <-h.managers[i].done)
-	}
-	h.managers = nil
+	errs := []error{h.stopCAPIComponents()}
 	if h.ignition != nil {
 		errs = append(errs, h.ignition.Stop())
 	}
@@ -75,6 +84,61 @@ func (h *hostedRuntime) stop() error {
 		errs = append(errs, h.cluster.Stop())
 	}
 	return errors.Join(errs...)
+}
+
+// stopCAPIComponents ends the managers (agent provider, approver) and the
+// cluster's own CAPI, if it has one; the control plane and the ignition
+// server keep running, so the nodes notice nothing.
+func (h *hostedRuntime) stopCAPIComponents() error {
+	var errs []error
+	for i := len(h.managers) - 1; i >= 0; i-- {
+		h.managers[i].cancel()
+		errs = append(errs, <-h.managers[i].done)
+	}
+	h.managers = nil
+	if h.privateCAPI != nil {
+		errs = append(errs, h.privateCAPI.Stop())
+		h.privateCAPI = nil
+	}
+	return errors.Join(errs...)
+}
+
+// capiComponentsRunning says whether every CAPI component still runs.
+func (h *hostedRuntime) capiComponentsRunning() bool {
+	for _, m := range h.managers {
+		select {
+		case err := <-m.done:
+			m.done <- err // leave it for stop
+			return false
+		default:
+		}
+	}
+	return len(h.managers) > 0 && (h.privateCAPI == nil || h.privateCAPI.Running())
+}
+
+// startCAPIComponents starts the cluster's own CAPI when it uses private
+// types, then its agent provider and approver, through that CAPI's proxy
+// or straight to the hub.
+func (o *Operator) startCAPIComponents(ctx context.Context, hc *hypershiftv1beta1.HostedCluster, h *hostedRuntime, private bool) error {
+	if private {
+		p, err := StartPrivateCAPI(ctx, PrivateCAPIOptions{Hub: o.config, Namespace: ControlPlaneNamespace(hc),
+			Logger: o.opts.Logger.WithValues("clusterAPI", ControlPlaneNamespace(hc))})
+		if err != nil {
+			return err
+		}
+		h.privateCAPI = p
+	}
+	if err := o.startAgentProvider(ctx, hc, h); err != nil {
+		return err
+	}
+	return o.startApprover(ctx, hc, h)
+}
+
+// runtimeOf is a hosted cluster's running runtime, or nil.
+func (o *Operator) runtimeOf(hc *hypershiftv1beta1.HostedCluster) *hostedRuntime {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.hosted[types.NamespacedName{Namespace: hc.Namespace, Name: hc.Name}]
 }
 
 // stopRuntime ends a hosted cluster's processes, if they run.
@@ -110,10 +174,7 @@ func (o *Operator) ensureRuntime(ctx context.Context, hc *hypershiftv1beta1.Host
 	if err := o.startIgnitionServer(ctx, hc, h); err != nil {
 		return nil, err
 	}
-	if err := o.startAgentProvider(ctx, hc, h); err != nil {
-		return nil, err
-	}
-	if err := o.startApprover(ctx, hc, h); err != nil {
+	if err := o.startCAPIComponents(ctx, hc, h, usesPrivateTypes(hc)); err != nil {
 		return nil, err
 	}
 	o.hosted[key] = h
@@ -237,7 +298,7 @@ func (o *Operator) bootstrapNode(h *hostedRuntime) (agentapi.NodeConfig, error) 
 // platform's agentNamespace, without webhooks.
 func (o *Operator) startAgentProvider(ctx context.Context, hc *hypershiftv1beta1.HostedCluster, h *hostedRuntime) error {
 	cpns := ControlPlaneNamespace(hc)
-	mgr, err := ctrl.NewManager(o.config, ctrl.Options{
+	mgr, err := ctrl.NewManager(h.capiConfig(o.config), ctrl.Options{
 		Scheme:                 o.scheme,
 		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{cpns: {}}},
 		Metrics:                metricsserver.Options{BindAddress: "0"},
@@ -275,7 +336,13 @@ func (o *Operator) startApprover(ctx context.Context, hc *hypershiftv1beta1.Host
 	if err != nil {
 		return err
 	}
-	r := &approver{hosted: mgr.GetClient(), certs: certs, machines: o.client, namespace: cpns,
+	machines := client.Reader(o.client)
+	if h.privateCAPI != nil {
+		if machines, err = client.New(h.privateCAPI.ProxyConfig(), client.Options{Scheme: o.scheme}); err != nil {
+			return fmt.Errorf("machine approver of %s: %w", cpns, err)
+		}
+	}
+	r := &approver{hosted: mgr.GetClient(), certs: certs, machines: machines, namespace: cpns,
 		log: o.opts.Logger.WithValues("machineApprover", cpns)}
 	if err := r.setupWithManager(mgr); err != nil {
 		return fmt.Errorf("machine approver of %s: %w", cpns, err)

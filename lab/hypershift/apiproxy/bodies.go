@@ -31,7 +31,8 @@ func Body(raw []byte, d Direction) ([]byte, error) {
 
 // walk translates, everywhere in a decoded document, the fields that name
 // a group: apiVersion (objects, List items, owner references, managed
-// fields, embedded type metadata) and apiGroup (v1beta2 references), and
+// fields, embedded type metadata), apiGroup (v1beta2 references), a
+// ConversionReview's desiredAPIVersion (the conversion shim), and
 // a CustomResourceDefinition's group and name. Keys, labels included, and
 // kind are left alone.
 func walk(v any, d Direction) {
@@ -40,7 +41,7 @@ func walk(v any, d Direction) {
 		for k, val := range t {
 			s, isString := val.(string)
 			switch {
-			case k == "apiVersion" && isString:
+			case (k == "apiVersion" || k == "desiredAPIVersion") && isString:
 				t[k], _ = apiVersion(s, d)
 			case k == "apiGroup" && isString:
 				t[k], _ = group(s, d)

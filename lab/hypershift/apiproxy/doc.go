@@ -16,9 +16,14 @@
 //
 // NewHandler is the proxy (docs/plans/hypershift.md, X2): a reverse proxy
 // to the hub with the lab's credentials, where the enhancement's sidecar
-// uses its pod's identity. It asks the hub for JSON and legacy discovery
-// only, refuses request bodies it cannot rewrite (protobuf, CBOR) with
-// 415, and translates watch streams event by event. Not yet: JSON patch
-// operations whose value is a bare group or version string, the
-// conversion shim and the private CRDs (X1, X4), and any client of it.
+// uses its pod's identity. It asks the hub for its client's JSON media
+// ranges only (a metadata-only read stays one) and for legacy discovery,
+// inflates compressed answers before translating them, refuses request
+// bodies it cannot rewrite (protobuf, CBOR) with 415, and translates
+// watch streams event by event. Serve runs it on loopback; its
+// RESTConfig asks for JSON, since controller-runtime sends Kubernetes'
+// own types as protobuf otherwise. ConversionShim serves the private
+// CRDs' conversion with Cluster API's webhook. Not yet: JSON patch
+// operations whose value is a bare group or version string, and webhook
+// configurations' apiGroups lists.
 package apiproxy

@@ -60,3 +60,7 @@ func apiVersion(av string, d Direction) (string, bool) {
 // PrivateGroupOf is the private twin of a Cluster API group; ok is false
 // for another group.
 func PrivateGroupOf(g string) (string, bool) { return group(g, ToPrivate) }
+
+// StandardGroupOf is the Cluster API group a private group twins; ok is
+// false for another group.
+func StandardGroupOf(g string) (string, bool) { return group(g, ToStandard) }

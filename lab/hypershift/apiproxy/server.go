@@ -59,9 +59,15 @@ func (s *Server) URL() string { return s.url }
 
 // RESTConfig is a client configuration of the proxy: unmodified clients
 // built from it speak cluster.x-k8s.io to the hub's private groups. It
-// carries no credential, as the proxy adds the hub's.
+// carries no credential, as the proxy adds the hub's. It asks for JSON:
+// controller-runtime otherwise sends Kubernetes' own types (a Secret, a
+// Node) as protobuf, which the proxy cannot scan for owner references and
+// refuses. A component given only a kubeconfig of the proxy, as the
+// enhancement's are, would be refused so; the enhancement does not say how
+// its sidecar treats protobuf.
 func (s *Server) RESTConfig() *rest.Config {
-	return &rest.Config{Host: s.url, UserAgent: rest.DefaultKubernetesUserAgent(), QPS: 50, Burst: 100}
+	return &rest.Config{Host: s.url, UserAgent: rest.DefaultKubernetesUserAgent(), QPS: 50, Burst: 100,
+		ContentConfig: rest.ContentConfig{ContentType: "application/json", AcceptContentTypes: "application/json"}}
 }
 
 // Stop closes the listener and every connection at once: a graceful
