@@ -34,6 +34,7 @@ func goldenRegistry(t testing.TB) *Registry {
 	if err != nil {
 		t.Fatal(err)
 	}
+	withSampleScenario(reg)
 	extra, err := LoadRegistry("testdata/registry.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -18,11 +18,32 @@ const (
 	day1CAPI   = "../../results/testdata/real/day1.capi.json"
 )
 
+// asScenario copies an observation under another scenario's name: the
+// made-up pair is a day2-scale pair, whose known divergences the built-in
+// registry scopes to the real scenarios.
+func asScenario(t *testing.T, path, scenario string) string {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	renamed := strings.Replace(string(raw), `"scenario": "scale-sample"`, `"scenario": "`+scenario+`"`, 1)
+	if renamed == string(raw) {
+		t.Fatalf("%s names no scale-sample scenario", path)
+	}
+	out := filepath.Join(t.TempDir(), scenario+"."+filepath.Base(path))
+	if err := os.WriteFile(out, []byte(renamed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 func TestDiffFailsOnRegressionAndWritesReports(t *testing.T) {
 	dir := t.TempDir()
 	junit, html, md := filepath.Join(dir, "j.xml"), filepath.Join(dir, "out", "r.html"), filepath.Join(dir, "r.md")
 	// Arguments in either order: the flows come from the files.
-	out, err := runCLI(t, "diff", sampleCAPI, sampleMAPI, "--junit", junit, "--html", html, "--markdown", md)
+	out, err := runCLI(t, "diff", asScenario(t, sampleCAPI, "day2-scale"), asScenario(t, sampleMAPI, "day2-scale"),
+		"--junit", junit, "--html", html, "--markdown", md, "--allow-stale")
 	if err == nil || !strings.Contains(err.Error(), "1 regression(s)") {
 		t.Fatalf("want a failing diff, got %v\n%s", err, out)
 	}
