@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	hypershiftv1beta1 "github.com/openshift/hypershift/api/hypershift/v1beta1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -35,7 +36,9 @@ const (
 	// cluster: the lab's stand-in for the new operator's rollout, which
 	// migrates every cluster in turn.
 	MigrateCAPITypesAnnotation = "paritylab.io/migrate-capi-types"
-	// MigrationFailAtAnnotation names a migration step that fails on
+	// MigrationFailAtAnnotation names a migration step up to the commit
+	// (lock, pause, stop-components, copy, rewrite-owners,
+	// start-components, unpause, health-check, annotate) that fails on
 	// purpose, to exercise the rollback (lab only).
 	MigrationFailAtAnnotation = "paritylab.io/migration-fail-at"
 )
@@ -80,9 +83,10 @@ func (o *Operator) reconcileMigration(ctx context.Context, req ctrl.Request) (ct
 	if err := o.client.Get(ctx, req.NamespacedName, hc); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	committed := usesPrivateTypes(hc) && hc.Annotations[MigrationInProgressAnnotation] == "true"
 	switch {
 	case !hc.DeletionTimestamp.IsZero(), hc.Annotations[MigrateCAPITypesAnnotation] != "private",
-		usesPrivateTypes(hc), hc.Annotations[MigrationFailedAnnotation] != "":
+		usesPrivateTypes(hc) && !committed, hc.Annotations[MigrationFailedAnnotation] != "":
 		return ctrl.Result{}, nil
 	}
 	h := o.runtimeOf(hc)
@@ -93,8 +97,12 @@ func (o *Operator) reconcileMigration(ctx context.Context, req ctrl.Request) (ct
 	lock.Lock()
 	defer lock.Unlock()
 	m := &migration{o: o, hc: hc, runtime: h, cpns: ControlPlaneNamespace(hc), uids: map[types.UID]types.UID{}}
+	if committed {
+		return ctrl.Result{}, m.finish(ctx)
+	}
 	if err := m.run(ctx); err != nil {
-		o.opts.Logger.Error(err, "Private CAPI types migration rolled back", "hostedCluster", req.String())
+		o.opts.Logger.Error(err, "Private CAPI types migration", "hostedCluster", req.String())
+		return ctrl.Result{RequeueAfter: migrationRecheck}, nil // finish again if committed
 	}
 	return ctrl.Result{}, nil
 }
@@ -151,6 +159,8 @@ type step struct {
 	run  func(context.Context) error
 }
 
+// steps are the steps up to the commit, annotating the cluster as on
+// private types: any of them may fail and roll back.
 func (m *migration) steps() []step {
 	return []step{
 		{"lock", m.lock},
@@ -162,31 +172,44 @@ func (m *migration) steps() []step {
 		{"unpause", m.unpause},
 		{"health-check", m.healthCheck},
 		{"annotate", m.annotate},
-		{"delete-old", m.deleteOld},
-		{"unlock", m.unlock},
 	}
 }
 
 // run runs every step; the first that fails (or the one the failure hook
-// names) rolls everything back, and the cluster is marked failed.
+// names) rolls everything back, and the cluster is marked failed. After
+// the commit it finishes.
 func (m *migration) run(ctx context.Context) error {
 	failAt := m.hc.Annotations[MigrationFailAtAnnotation]
-	log := m.o.opts.Logger.WithValues("hostedCluster", m.hc.Name)
 	for _, s := range m.steps() {
-		err := s.run
+		do := s.run
 		if s.name == failAt {
-			err = func(context.Context) error {
+			do = func(context.Context) error {
 				return fmt.Errorf("failure injected by %s", MigrationFailAtAnnotation)
 			}
 		}
-		if e := err(ctx); e != nil {
-			e = fmt.Errorf("step %s: %w", s.name, e)
-			return errors.Join(e, m.rollback(ctx, e))
+		if err := do(ctx); err != nil {
+			err = fmt.Errorf("step %s: %w", s.name, err)
+			return errors.Join(err, m.rollback(ctx, err))
 		}
-		log.Info("Private CAPI types migration step done", "step", s.name)
+		m.log().Info("Private CAPI types migration step done", "step", s.name)
+	}
+	return m.finish(ctx)
+}
+
+// finish deletes the standard objects and unlocks: after the commit,
+// nothing rolls back; a failure is tried again (reconcileMigration finds
+// the cluster on private types and still locked).
+func (m *migration) finish(ctx context.Context) error {
+	for _, s := range []step{{"delete-old", m.deleteOld}, {"unlock", m.unlock}} {
+		if err := s.run(ctx); err != nil {
+			return fmt.Errorf("step %s: %w", s.name, err)
+		}
+		m.log().Info("Private CAPI types migration step done", "step", s.name)
 	}
 	return nil
 }
+
+func (m *migration) log() logr.Logger { return m.o.opts.Logger.WithValues("hostedCluster", m.hc.Name) }
 
 // annotateHostedCluster changes the HostedCluster's annotations (a nil
 // value removes one), fresh from the hub.

@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -36,16 +35,7 @@ func TestHostedClusterOnPrivateTypes(t *testing.T) {
 	cpns := ControlPlaneNamespace(hc)
 	decoy := h.eligibleAgent(t, "decoy", "other")
 	chosen := h.eligibleAgent(t, "chosen", "np1")
-	np := &hypershiftv1beta1.NodePool{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "clusters", Name: "np1"},
-		Spec: hypershiftv1beta1.NodePoolSpec{
-			ClusterName: "hc1", Replicas: ptr.To[int32](1), Release: hc.Spec.Release,
-			Management: hypershiftv1beta1.NodePoolManagement{UpgradeType: hypershiftv1beta1.UpgradeTypeReplace},
-			Platform: hypershiftv1beta1.NodePoolPlatform{Type: hypershiftv1beta1.AgentPlatform, Agent: &hypershiftv1beta1.AgentNodePoolPlatform{
-				AgentLabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"pool": "np1"}}}},
-		},
-	}
-	h.create(t, np)
+	np := h.agentNodePool(t, "np1", 1)
 
 	h.eventually(t, "the NodePool's Agent bound through the private types", func() bool {
 		h.get(t, client.ObjectKeyFromObject(chosen), chosen)

@@ -11,6 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -35,10 +37,12 @@ const (
 // discovery image (late binding), the NodePool's AgentMachine binds its
 // Agent, assisted-service installs it with a pointer Ignition to the
 // hosted cluster's ignition server, its kubelet bootstraps through a CSR
-// and it joins the hosted cluster; scaled to zero, the Agent is unbound
-// and the host boots discovery again.
+// and it joins the hosted cluster; the running cluster then migrates to
+// HyperShift's private CAPI types without its node noticing; scaled to
+// zero by the cluster's own CAPI, the Agent is unbound and the host boots
+// discovery again.
 var _ = Describe("HyperShift hosted clusters on the agent platform", Label("lab", "hypershift"), func() {
-	It("scales a NodePool 0 to 1 to 0 over a lab host", func(ctx SpecContext) {
+	It("scales a NodePool 0 to 1, migrates to private types, and scales to 0 over a lab host", func(ctx SpecContext) {
 		c := shared.lab.Client()
 		labHost := shared.lab.Inventory().Hosts[workerPoolHosts[0]].Name
 		original := &bmov1alpha1.BareMetalHost{}
@@ -92,18 +96,89 @@ var _ = Describe("HyperShift hosted clusters on the agent platform", Label("lab"
 			g.Expect(a.Spec.ClusterDeploymentName.Namespace).To(Equal(cpns))
 		}).WithContext(ctx).WithTimeout(3 * time.Minute).WithPolling(3 * time.Second).Should(Succeed())
 
-		By("scaling the NodePool to 0: the Machine goes, the Agent is unbound and the host boots discovery again")
+		migrateToPrivateTypes(ctx, hc, hosted, agent)
+		AddReportEntry("HyperShift: migrated to private CAPI types", time.Since(start).Round(time.Second).String())
+
+		By("scaling the NodePool to 0 through the cluster's own CAPI: the Machine goes, the Agent is unbound and the host boots discovery again")
 		scaleNodePool(ctx, 0)
 		Eventually(func(g Gomega) {
-			machines := &clusterv1.MachineList{}
-			g.Expect(c.List(ctx, machines, client.InNamespace(cpns))).To(Succeed())
-			g.Expect(machines.Items).To(BeEmpty())
+			g.Expect(capiObjects(ctx, g, hypershiftPrivateGroup, "Machine", cpns)).To(BeEmpty())
 		}).WithContext(ctx).WithTimeout(5 * time.Minute).WithPolling(3 * time.Second).Should(Succeed())
 		agent = waitAgentState(ctx, agentv1beta1.AgentStateKnownUnbound, 10*time.Minute)
 		Expect(agent.Spec.ClusterDeploymentName).To(BeNil())
 		AddReportEntry("HyperShift: agent unbound again", time.Since(start).Round(time.Second).String())
 	}, SpecTimeout(40*time.Minute))
 })
+
+// hypershiftPrivateGroup is where HyperShift's private CAPI types live.
+const hypershiftPrivateGroup = "cluster.hypershift.openshift.io"
+
+// migrateToPrivateTypes migrates the running hosted cluster from
+// cluster.x-k8s.io to HyperShift's private types and checks that its node
+// noticed nothing: Ready all along, the same Node, the same Machine name
+// and node reference (now in the private group), the Agent still bound to
+// the same ClusterDeployment, nothing left in cluster.x-k8s.io.
+func migrateToPrivateTypes(ctx context.Context, hc *hypershiftv1beta1.HostedCluster, hosted client.Client, agent *agentv1beta1.Agent) {
+	c := shared.lab.Client()
+	cpns := hypershift.ControlPlaneNamespace(hc)
+	By("migrating the running hosted cluster to HyperShift's private CAPI types: its node notices nothing")
+	nodeBefore := &corev1.Node{}
+	Expect(hosted.Get(ctx, client.ObjectKey{Name: hsHost}, nodeBefore)).To(Succeed())
+	agentBefore := &agentv1beta1.Agent{}
+	Expect(c.Get(ctx, client.ObjectKeyFromObject(agent), agentBefore)).To(Succeed())
+	Expect(agentBefore.Spec.ClusterDeploymentName).NotTo(BeNil())
+	machinesBefore := &clusterv1.MachineList{}
+	Expect(c.List(ctx, machinesBefore, client.InNamespace(cpns))).To(Succeed())
+	Expect(machinesBefore.Items).To(HaveLen(1))
+	Expect(c.Get(ctx, client.ObjectKeyFromObject(hc), hc)).To(Succeed())
+	patch := client.MergeFrom(hc.DeepCopy())
+	if hc.Annotations == nil {
+		hc.Annotations = map[string]string{}
+	}
+	hc.Annotations[hypershift.MigrateCAPITypesAnnotation] = "private"
+	Expect(c.Patch(ctx, hc, patch)).To(Succeed())
+
+	notReady := 0
+	Eventually(func(g Gomega) {
+		node := &corev1.Node{}
+		if err := hosted.Get(ctx, client.ObjectKey{Name: hsHost}, node); err != nil || nodeReady(node) != corev1.ConditionTrue {
+			notReady++
+		}
+		g.Expect(c.Get(ctx, client.ObjectKeyFromObject(hc), hc)).To(Succeed())
+		g.Expect(hc.Annotations).NotTo(HaveKey(hypershift.MigrationFailedAnnotation))
+		g.Expect(hc.Annotations).To(HaveKeyWithValue(hypershift.PrivateCAPITypesAnnotation, "true"))
+		g.Expect(hc.Annotations).NotTo(HaveKey(hypershift.MigrationInProgressAnnotation))
+	}).WithContext(ctx).WithTimeout(8 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
+	Expect(notReady).To(BeZero(), "the hosted node was seen not Ready during the migration")
+
+	Eventually(func(g Gomega) {
+		machines := capiObjects(ctx, g, hypershiftPrivateGroup, "Machine", cpns)
+		g.Expect(machines).To(HaveLen(1))
+		g.Expect(machines[0].GetName()).To(Equal(machinesBefore.Items[0].Name))
+		ref, _, _ := unstructured.NestedString(machines[0].Object, "status", "nodeRef", "name")
+		phase, _, _ := unstructured.NestedString(machines[0].Object, "status", "phase")
+		g.Expect(ref).To(Equal(hsHost))
+		g.Expect(phase).To(Equal(string(clusterv1.MachinePhaseRunning)))
+		g.Expect(capiObjects(ctx, g, clusterv1.GroupVersion.Group, "Machine", cpns)).To(BeEmpty())
+	}).WithContext(ctx).WithTimeout(2 * time.Minute).WithPolling(3 * time.Second).Should(Succeed())
+	node := &corev1.Node{}
+	Expect(hosted.Get(ctx, client.ObjectKey{Name: hsHost}, node)).To(Succeed())
+	Expect(node.UID).To(Equal(nodeBefore.UID), "the Node was replaced")
+	Expect(nodeReady(node)).To(Equal(corev1.ConditionTrue))
+	a := &agentv1beta1.Agent{}
+	Expect(c.Get(ctx, client.ObjectKeyFromObject(agent), a)).To(Succeed())
+	Expect(a.Spec.ClusterDeploymentName).To(Equal(agentBefore.Spec.ClusterDeploymentName))
+	Expect(a.Labels).To(Equal(agentBefore.Labels), "the Agent's binding labels (agentMachineRef)")
+	Expect(a.Status.DebugInfo.State).To(Equal(agentv1beta1.AgentStateAddedToExistingCluster))
+}
+
+// capiObjects lists a CAPI core kind of a group at v1beta2 on the hub.
+func capiObjects(ctx context.Context, g Gomega, group, kind, namespace string) []unstructured.Unstructured {
+	l := &unstructured.UnstructuredList{}
+	l.SetGroupVersionKind(schema.GroupVersionKind{Group: group, Version: "v1beta2", Kind: kind + "List"})
+	g.Expect(shared.lab.Client().List(ctx, l, client.InNamespace(namespace))).To(Succeed())
+	return l.Items
+}
 
 // hostedClusterManifests writes what a HyperShift user writes for an
 // agent hosted cluster: namespaces and pull secrets, the HostedCluster,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // Body translates a JSON body (an object, a List, a discovery document, a
@@ -73,4 +74,33 @@ func crd(m map[string]any, d Direction) {
 			meta["name"] = crdName(name, d)
 		}
 	}
+}
+
+// JSONPatch translates a JSON patch (RFC 6902): its values as any body,
+// and a value that is a bare group or group/version where the operation's
+// path ends in apiGroup or apiVersion, which walk cannot tell from any
+// other string.
+func JSONPatch(raw []byte, d Direction) ([]byte, error) {
+	raw, err := Body(raw, d)
+	if err != nil || len(bytes.TrimSpace(raw)) == 0 {
+		return raw, err
+	}
+	var ops []map[string]any
+	if err := json.Unmarshal(raw, &ops); err != nil {
+		return nil, fmt.Errorf("translate JSON patch: %w", err)
+	}
+	for _, op := range ops {
+		p, _ := op["path"].(string)
+		v, isString := op["value"].(string)
+		if !isString {
+			continue
+		}
+		switch p[strings.LastIndex(p, "/")+1:] {
+		case "apiVersion":
+			op["value"], _ = apiVersion(v, d)
+		case "apiGroup":
+			op["value"], _ = group(v, d)
+		}
+	}
+	return json.Marshal(ops)
 }

@@ -23,7 +23,9 @@
 // watch streams event by event. Serve runs it on loopback; its
 // RESTConfig asks for JSON, since controller-runtime sends Kubernetes'
 // own types as protobuf otherwise. ConversionShim serves the private
-// CRDs' conversion with Cluster API's webhook. Not yet: JSON patch
-// operations whose value is a bare group or version string, and webhook
-// configurations' apiGroups lists.
+// CRDs' conversion with Cluster API's webhook. A JSON patch's values are
+// translated too, a bare group or group/version where the operation's
+// path ends in apiGroup or apiVersion. Not translated: webhook
+// configurations' apiGroups lists (nothing registers webhooks for the
+// private groups).
 package apiproxy

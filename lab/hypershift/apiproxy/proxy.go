@@ -112,7 +112,11 @@ func translateRequestBody(r *http.Request) error {
 		case !isJSON(ct):
 			return fmt.Errorf("the API proxy translates JSON bodies only, not %q: send JSON", ct)
 		}
-		if raw, err = Body(raw, ToPrivate); err != nil {
+		translate := Body
+		if ct == "application/json-patch+json" {
+			translate = JSONPatch
+		}
+		if raw, err = translate(raw, ToPrivate); err != nil {
 			return err
 		}
 	}

@@ -205,3 +205,29 @@ func lookup(v any, path string) any {
 }
 
 func itoa(i int) string { return string(rune('0' + i)) }
+
+// A JSON patch's bare group and group/version values are translated where
+// its path names such a field, and only there.
+func TestJSONPatch(t *testing.T) {
+	in := `[{"op":"replace","path":"/spec/infrastructureRef/apiGroup","value":"infrastructure.cluster.x-k8s.io"},
+	{"op":"replace","path":"/metadata/ownerReferences/0/apiVersion","value":"cluster.x-k8s.io/v1beta2"},
+	{"op":"add","path":"/metadata/labels/group","value":"cluster.x-k8s.io"},
+	{"op":"add","path":"/metadata/ownerReferences/-","value":{"apiVersion":"cluster.x-k8s.io/v1beta2","kind":"Machine","name":"m","uid":"u"}}]`
+	out, err := JSONPatch([]byte(in), ToPrivate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ops []map[string]any
+	if err := json.Unmarshal(out, &ops); err != nil {
+		t.Fatal(err)
+	}
+	want := []any{"infrastructure.cluster.hypershift.openshift.io", "cluster.hypershift.openshift.io/v1beta2", "cluster.x-k8s.io"}
+	for i, w := range want {
+		if ops[i]["value"] != w {
+			t.Errorf("op %d value %v, want %v", i, ops[i]["value"], w)
+		}
+	}
+	if got := lookup(ops[3]["value"], "apiVersion"); got != "cluster.hypershift.openshift.io/v1beta2" {
+		t.Errorf("an owner reference added by the patch: apiVersion %v", got)
+	}
+}
