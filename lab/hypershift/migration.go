@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -237,7 +238,7 @@ func (m *migration) annotateHostedCluster(ctx context.Context, set map[string]*s
 }
 
 func (m *migration) lock(ctx context.Context) error {
-	return m.annotateHostedCluster(ctx, map[string]*string{MigrationInProgressAnnotation: ptrTo("true")})
+	return m.annotateHostedCluster(ctx, map[string]*string{MigrationInProgressAnnotation: ptr.To("true")})
 }
 
 func (m *migration) unlock(ctx context.Context) error {
@@ -245,7 +246,7 @@ func (m *migration) unlock(ctx context.Context) error {
 }
 
 func (m *migration) annotate(ctx context.Context) error {
-	return m.annotateHostedCluster(ctx, map[string]*string{PrivateCAPITypesAnnotation: ptrTo("true"), ScopeAnnotation: nil})
+	return m.annotateHostedCluster(ctx, map[string]*string{PrivateCAPITypesAnnotation: ptr.To("true"), ScopeAnnotation: nil})
 }
 
 func (m *migration) stopComponents(context.Context) error {
@@ -275,10 +276,8 @@ func (m *migration) rollback(ctx context.Context, cause error) error {
 		errs = append(errs, m.o.startCAPIComponents(ctx, m.hc, m.runtime, false))
 	}
 	errs = append(errs, m.annotateHostedCluster(ctx, map[string]*string{
-		MigrationFailedAnnotation: ptrTo(cause.Error()), MigrationInProgressAnnotation: nil}))
+		MigrationFailedAnnotation: ptr.To(cause.Error()), MigrationInProgressAnnotation: nil}))
 	m.o.recorder.Eventf(m.hc, corev1.EventTypeWarning, MigrationFailedReason,
 		"Migration to private CAPI types rolled back: %v", cause)
 	return errors.Join(errs...)
 }
-
-func ptrTo(s string) *string { return &s }

@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/paritylab/paritylab/lab/hypershift/apiproxy"
@@ -271,13 +271,11 @@ func (m *migration) forceDelete(ctx context.Context, obj *unstructured.Unstructu
 			return fmt.Errorf("release %s %s: %w", fresh.GetKind(), fresh.GetName(), err)
 		}
 	}
-	if err := m.o.client.Delete(ctx, fresh, client.Preconditions{UID: ptrUID(fresh.GetUID())}); err != nil && !apierrors.IsNotFound(err) {
+	if err := m.o.client.Delete(ctx, fresh, client.Preconditions{UID: ptr.To(fresh.GetUID())}); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete %s %s: %w", fresh.GetKind(), fresh.GetName(), err)
 	}
 	return nil
 }
-
-func ptrUID(u types.UID) *types.UID { return &u }
 
 // healthCheck waits, within healthTimeout, for the private objects to be
 // healthy for healthWindow without a break: the Cluster provisioned (or
