@@ -76,6 +76,9 @@ type UpInput struct {
 	// StateDir is where the lab keeps its state (it must not exist yet);
 	// default a new temp dir. TearDown removes it.
 	StateDir string
+	// HostedClusters runs the lab's HyperShift operator stand-in
+	// (lab.Options.HostedClusters), for the HyperShift scenarios.
+	HostedClusters bool
 }
 
 // broughtUp is the lab of this process, when this process brought it up.
@@ -90,7 +93,7 @@ func BringUp(ctx context.Context, in UpInput) ([]byte, error) {
 	}
 	logDir := LabLogDir(in.ArtifactsDir)
 	l, err := lab.Up(ctx, lab.Options{StateDir: stateDir, LogDir: logDir, Hosts: in.Hosts, Host: in.Host, Logger: in.Logger, Progress: in.Progress,
-		MachineController: in.MachineController})
+		MachineController: in.MachineController, HostedClusters: in.HostedClusters})
 	if err != nil {
 		os.RemoveAll(stateDir)
 		return nil, err

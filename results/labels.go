@@ -32,10 +32,22 @@ func normalizeLabels(m map[string]string, s *scrubber) []string {
 				continue
 			}
 		}
-		lines = append(lines, labelLine(k, s.scrubValue(k, strings.TrimSpace(v))))
+		lines = append(lines, labelLine(labelKey(k, s), s.scrubValue(k, strings.TrimSpace(v))))
 	}
 	sort.Strings(lines)
 	return lines
+}
+
+// labelKey is a label key as reports show it. A prefixed key
+// (example.com/name) is an API's own and stays; an unprefixed key is
+// sometimes made of names a run generates (HyperShift selects a
+// NodePool's Machines by <infra-id>-<cluster>-<pool>, as key and value)
+// and is scrubbed like a value.
+func labelKey(k string, s *scrubber) string {
+	if strings.Contains(k, "/") {
+		return k
+	}
+	return s.scrub(k)
 }
 
 func labelLine(k, v string) string {

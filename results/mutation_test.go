@@ -36,7 +36,7 @@ func realPairs(t testing.TB) []Pair {
 		}
 		names = append(names, p.Scenario)
 	}
-	want := []string{"day1", "day2-scale", "disconnected", "replacement-control-plane", "replacement-control-plane-stays-dead", "replacement-owner-less", "replacement-reboot", "replacement-reboot-annotation", "replacement-reboot-bmc-outage", "replacement-short-circuit", "replacement-stays-dead", "upgrade"}
+	want := []string{"day1", "day2-scale", "disconnected", "hypershift-migration", "hypershift-private-types", "replacement-control-plane", "replacement-control-plane-stays-dead", "replacement-owner-less", "replacement-reboot", "replacement-reboot-annotation", "replacement-reboot-bmc-outage", "replacement-short-circuit", "replacement-stays-dead", "upgrade"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("%s holds scenarios %v, want %v", realDir, names, want)
 	}
@@ -71,7 +71,7 @@ func clonePairs(t testing.TB, pairs []Pair) []Pair {
 func TestRealRunIsParity(t *testing.T) {
 	r := mustBuild(t, realPairs(t), builtIn(t), DefaultOptions())
 	c := r.Counts()
-	if r.Failed() || c.Regression != 0 || c.Stale != 0 || len(r.Scenarios) != 12 {
+	if r.Failed() || c.Regression != 0 || c.Stale != 0 || len(r.Scenarios) != 14 {
 		t.Fatalf("the real run must pass: %s", r.Summary())
 	}
 	if c.Aspects < 60 || c.KnownDivergence == 0 || c.Parity == 0 {
@@ -91,7 +91,7 @@ type mutation struct {
 }
 
 func allMutations() []mutation {
-	return slices.Concat(day1Mutations(), day2Mutations(), replacementMutations(), upgradeMutations(), disconnectedMutations())
+	return slices.Concat(day1Mutations(), day2Mutations(), replacementMutations(), upgradeMutations(), disconnectedMutations(), hypershiftMutations())
 }
 
 func TestMutationsOfTheRealRunFail(t *testing.T) {

@@ -87,6 +87,12 @@ type Entry struct {
 	// conditions be unhealthy; it takes conditions only, and scenarios
 	// named exactly, one by one, never by a glob.
 	UnhealthyByDesign string `json:"unhealthyByDesign,omitempty"`
+	// Intermittent says which race of components both flows share decides
+	// whether the entry's lines show, so that a run shows them under
+	// either flow, both or neither: the entry names the same lines for
+	// both flows and how many (lines), explains them under whichever flow
+	// has them, and is never stale. It takes scenarios named one by one.
+	Intermittent string `json:"intermittent,omitempty"`
 	// Delay explains a duration instead of lines: one flow waits, by
 	// upstream design, in the phase the aspect names (durations/<phase>),
 	// which durations/total contains (registry_delay.go).

@@ -92,7 +92,7 @@ func (r *Registry) classify(scenario string, ar *AspectResult) {
 			unM, unC = append(unM, c.mapi...), append(unC, c.capi...)
 			notes = append(notes, fmt.Sprintf("entry %s explains %d line(s) only, here %d match it", c.entry.ID, c.entry.Lines, n))
 			continue
-		} else if c.entry.twoSided() && c.entry.CountsDiffer == "" && len(c.mapi) != len(c.capi) {
+		} else if c.entry.twoSided() && c.entry.CountsDiffer == "" && c.entry.Intermittent == "" && len(c.mapi) != len(c.capi) {
 			unM, unC = append(unM, c.mapi...), append(unC, c.capi...)
 			ar.Miscounted = append(ar.Miscounted, c.entry)
 			notes = append(notes, fmt.Sprintf("entry %s explains %d %s line(s) but %d %s line(s); it pairs them one to one (give it countsDiffer: <why> if the flows really differ in number)",

@@ -185,6 +185,39 @@ func TestLinesBoundsWhatAnEntryExplains(t *testing.T) {
 	}
 }
 
+// An intermittent entry explains its lines under whichever flow has them,
+// as many as it says and no more, and a run where the race fell the same
+// way under both flows leaves it not stale.
+func TestIntermittentExplainsEitherFlowAndNeverGoesStale(t *testing.T) {
+	reg, err := ParseRegistry(ruleDoc(entryYAML("power-race",
+		"  scenarios: [day1]\n  aspect: hosts/bmc\n  intermittent: the operator's power-on races the provisioning request\n  lines: 2\n"+
+			"  mapi: ['power:ForceOff', 'power:On']\n  capi: ['power:ForceOff', 'power:On']\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	race := []string{"power:ForceOff", "power:On"}
+	for _, tc := range []struct {
+		name       string
+		mapi, capi []string
+		want       Verdict
+	}{
+		{"under side A", race, nil, KnownDivergence},
+		{"under side B", nil, race, KnownDivergence},
+		{"twice", nil, append(append([]string(nil), race...), race...), Regression},
+		{"another line with it", nil, append([]string{"power:GracefulShutdown"}, race...), Regression},
+	} {
+		ar := AspectResult{Aspect: "hosts/bmc", Verdict: Regression, OnlyMAPI: tc.mapi, OnlyCAPI: tc.capi}
+		reg.classify("day1", &ar)
+		if ar.Verdict != tc.want {
+			t.Errorf("%s: %s (%s), want %s", tc.name, ar.Verdict, ar.Note, tc.want)
+		}
+	}
+	same := ScenarioResult{Scenario: "day1", Aspects: []AspectResult{{Aspect: "hosts/bmc", Verdict: Parity, MAPI: race, CAPI: race}}}
+	if got := reg.entryResults([]ScenarioResult{same})[0].Status; got == Stale {
+		t.Errorf("the race fell alike under both flows: status %s", got)
+	}
+}
+
 // An aspect one flow lacks is a regression unless an entry says it exists
 // under the other flow only; that entry explains no presence the other
 // way round, and presence alone is not enough: its lines must be named.

@@ -29,7 +29,9 @@ import (
 //     (registry_delay.go);
 //   - presentIn names one flow, and the entry names no line of the other;
 //   - countsDiffer only on entries that explain lines of both flows;
-//   - requireAll only on pattern entries, without countsDiffer.
+//   - requireAll only on pattern entries, without countsDiffer;
+//   - intermittent only on entries that name the same lines for both
+//     flows, how many, and their scenarios one by one.
 
 var entryID = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
@@ -156,7 +158,8 @@ func (e *Entry) checkRules() error {
 			errs = append(errs, checkHostStatePattern(p))
 		}
 	}
-	errs = append(errs, e.checkPresentIn(), e.checkCountsDiffer(), e.checkRequireAll(), e.checkLines(), e.checkUnhealthyByDesign())
+	errs = append(errs, e.checkPresentIn(), e.checkCountsDiffer(), e.checkRequireAll(), e.checkLines(), e.checkUnhealthyByDesign(),
+		e.checkIntermittent())
 	return errors.Join(errs...)
 }
 
@@ -184,6 +187,44 @@ func (e *Entry) checkUnhealthyByDesign() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// checkIntermittent keeps an entry for a race of shared components to
+// its own lines: the same for both flows (the race may fall either way
+// under either), bounded in number, in scenarios named one by one, where
+// a glob would carry it to scenarios that do not race.
+func (e *Entry) checkIntermittent() error {
+	if e.Intermittent == "" {
+		return nil
+	}
+	var errs []error
+	if strings.TrimSpace(e.Intermittent) == "" {
+		errs = append(errs, errors.New("intermittent must say which race of shared components decides whether the lines show"))
+	}
+	if len(e.MAPI) == 0 || !slices.Equal(sortedCopy(e.MAPI), sortedCopy(e.CAPI)) {
+		errs = append(errs, errors.New("intermittent needs the same mapi and capi patterns: a race of components both flows share may show under either"))
+	}
+	if e.Lines == 0 {
+		errs = append(errs, errors.New("intermittent needs lines: how many differing lines the race makes, of either flow"))
+	}
+	if e.PresentIn != "" || e.RequireAll || e.CountsDiffer != "" || e.UnhealthyByDesign != "" {
+		errs = append(errs, errors.New("intermittent takes no presentIn, requireAll, countsDiffer or unhealthyByDesign"))
+	}
+	if len(e.Scenarios) == 0 {
+		errs = append(errs, errors.New("intermittent needs scenarios named one by one: without, it would apply to every scenario"))
+	}
+	for _, g := range e.Scenarios {
+		if strings.ContainsAny(g, `*?[\`) {
+			errs = append(errs, fmt.Errorf("intermittent needs scenarios named one by one, not the glob %q", g))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func sortedCopy(ss []string) []string {
+	out := slices.Clone(ss)
+	slices.Sort(out)
+	return out
 }
 
 // checkAspect keeps entries off the aspects nothing may explain.

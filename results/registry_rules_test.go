@@ -62,6 +62,11 @@ func TestLoaderRejectsOverBroadEntries(t *testing.T) {
 		{"unhealthy by design says why", "unhealthy-blank", "  scenarios: [day1]\n  aspect: objects/machine/conditions\n  unhealthyByDesign: ' '\n  conditions: {capi: {live: {Ready: \"False\"}}}\n", "must say why"},
 		{"unhealthy by design is for conditions", "unhealthy-labels", "  scenarios: [day1]\n  aspect: nodes/labels\n  unhealthyByDesign: hangs two\n  capi: ['a=b']\n", "conditions only"},
 		{"unhealthy by design keeps polarity known", "unhealthy-unknown-type", "  scenarios: [day1]\n  aspect: objects/machine/conditions\n  unhealthyByDesign: hangs two\n  conditions: {capi: {live: {Frobnicated: \"False\"}}}\n", "registry_polarity.go"},
+		{"intermittent names its scenarios", "race-everywhere", "  aspect: hosts/bmc\n  intermittent: a race\n  lines: 1\n  mapi: ['power:On']\n  capi: ['power:On']\n", "scenarios named one by one"},
+		{"intermittent takes no glob", "race-glob", "  scenarios: ['day*']\n  aspect: hosts/bmc\n  intermittent: a race\n  lines: 1\n  mapi: ['power:On']\n  capi: ['power:On']\n", "not the glob"},
+		{"intermittent names the same lines for both flows", "race-one-sided", "  scenarios: [day1]\n  aspect: hosts/bmc\n  intermittent: a race\n  lines: 1\n  capi: ['power:On']\n", "same mapi and capi patterns"},
+		{"intermittent is bounded", "race-unbounded", "  scenarios: [day1]\n  aspect: hosts/bmc\n  intermittent: a race\n  mapi: ['power:On']\n  capi: ['power:On']\n", "needs lines"},
+		{"intermittent says which race", "race-blank", "  scenarios: [day1]\n  aspect: hosts/bmc\n  intermittent: ' '\n  lines: 1\n  mapi: ['power:On']\n  capi: ['power:On']\n", "which race"},
 		{"requireAll takes patterns", "all-conditions", "  aspect: objects/machine/conditions\n  requireAll: true\n  conditions: {capi: {live: {Ready: \"True\"}}}\n", "not conditions"},
 	} {
 		_, err := ParseRegistry(ruleDoc(entryYAML(tc.id, tc.fields)))
@@ -103,7 +108,7 @@ func TestRegistryDeclaresScenariosAndCatalogueStaysOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(reg.Scenarios(), ","); got != "day1,day2-scale,replacement-reboot,replacement-reboot-annotation,replacement-reboot-bmc-outage,replacement-stays-dead,replacement-short-circuit,replacement-owner-less,replacement-control-plane,replacement-control-plane-stays-dead,upgrade,disconnected" {
+	if got := strings.Join(reg.Scenarios(), ","); got != "day1,day2-scale,replacement-reboot,replacement-reboot-annotation,replacement-reboot-bmc-outage,replacement-stays-dead,replacement-short-circuit,replacement-owner-less,replacement-control-plane,replacement-control-plane-stays-dead,upgrade,disconnected,hypershift-private-types,hypershift-migration" {
 		t.Errorf("declared scenarios %q", got)
 	}
 	var pending Registry

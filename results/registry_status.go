@@ -51,7 +51,9 @@ func (r *Registry) entryResults(scenarios []ScenarioResult) []EntryResult {
 		switch {
 		case len(er.ReproducedIn) > 0:
 			er.Status = Reproduced
-		case len(er.NotReproducedIn) > 0:
+		case len(er.NotReproducedIn) > 0 && e.Intermittent == "":
+			// An intermittent entry's race fell the same way under both
+			// flows: nothing to explain, nothing stale.
 			er.Status = Stale
 		}
 		out = append(out, er)

@@ -21,11 +21,12 @@ import (
 func DiffSpec(scenario string, inputGetter func() Input) {
 	It(DiffSpecText(scenario), func() {
 		in := inputGetter()
-		mapi := in.Observations.Get(scenario, results.FlowMAPI)
-		capi := in.Observations.Get(scenario, results.FlowCAPI)
-		Expect(mapi).NotTo(BeNil(), "the MAPI flow of %s left no observation", scenario)
-		Expect(capi).NotTo(BeNil(), "the CAPI flow of %s left no observation", scenario)
-		pair, err := results.NewPair(mapi, capi)
+		sides := results.SidesOf(scenario)
+		a := in.Observations.Get(scenario, sides.A)
+		b := in.Observations.Get(scenario, sides.B)
+		Expect(a).NotTo(BeNil(), "the %s flow of %s left no observation", sides.TitleA, scenario)
+		Expect(b).NotTo(BeNil(), "the %s flow of %s left no observation", sides.TitleB, scenario)
+		pair, err := results.NewPair(a, b)
 		Expect(err).NotTo(HaveOccurred())
 		opts := in.Options
 		opts.AllowStale = true
@@ -55,7 +56,8 @@ func FlowSpecText(flow results.Flow, what string, scenarioNames ...string) strin
 
 // DiffSpecText is the text of a scenario's diff spec (see FlowSpecText).
 func DiffSpecText(scenario string) string {
-	return fmt.Sprintf("diff (%s): every difference between the MAPI and CAPI flows is a known divergence", scenario)
+	sides := results.SidesOf(scenario)
+	return fmt.Sprintf("diff (%s): every difference between the %s and %s flows is a known divergence", scenario, sides.TitleA, sides.TitleB)
 }
 
 // KeepObservation builds a flow's observation when its spec ends, passed

@@ -287,6 +287,19 @@ func Backends(l *framework.Lab, flow results.Flow) map[string]string {
 	if flow == results.FlowCAPI {
 		names = []string{"hub", "bmc", "bmo", "assisted", "capi-core", "infra", "bootstrap", "control-plane"}
 	}
+	return backendsOf(l, names)
+}
+
+// HostedBackends are the backends of a HyperShift flow: the hosted
+// cluster's CAPI (core, the agent infrastructure provider, the HyperShift
+// operator) over the same hosts, and which CAPI types it is on.
+func HostedBackends(l *framework.Lab, capiTypes string) map[string]string {
+	out := backendsOf(l, []string{"hub", "bmc", "bmo", "assisted", "capi-core", "infra-agent", "hypershift"})
+	out["capi-types"] = capiTypes
+	return out
+}
+
+func backendsOf(l *framework.Lab, names []string) map[string]string {
 	out := map[string]string{"accel": l.Info.Accel}
 	components, err := l.Components()
 	for _, n := range names {

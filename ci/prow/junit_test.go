@@ -56,7 +56,8 @@ var randomLooking = []*regexp.Regexp{
 // TestGrid and Spyglass know a test by its testcase name: two runs of the
 // suite (in a different order) must name the same testcases, each once,
 // with nothing a run generates in them, and each flow and diff spec must
-// say which scenario it is.
+// say which scenario it is (its sides' flows: MAPI and CAPI, or CAPI and
+// CAPI-PRIVATE or CAPI-MIGRATED in the HyperShift scenarios).
 func TestParitySuiteTestcaseNamesAreStable(t *testing.T) {
 	first, second := dryRunParitySuite(t, 1), dryRunParitySuite(t, 2)
 	a, b := slices.Sorted(slices.Values(first.testcases)), slices.Sorted(slices.Values(second.testcases))
@@ -80,7 +81,8 @@ func TestParitySuiteTestcaseNamesAreStable(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, scenario := range reg.Scenarios() {
-		for _, kind := range []string{"MAPI flow", "CAPI flow", "diff"} {
+		sides := results.SidesOf(scenario)
+		for _, kind := range []string{strings.ToUpper(string(sides.A)) + " flow", strings.ToUpper(string(sides.B)) + " flow", "diff"} {
 			if !namesScenario(first.testcases, kind, scenario) {
 				t.Errorf("no %s testcase names scenario %s", kind, scenario)
 			}

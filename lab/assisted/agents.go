@@ -63,8 +63,12 @@ func (s *Service) ensureAgent(ctx context.Context, ie *agentv1beta1.InfraEnv, ho
 	if err := s.client.Create(ctx, agent); err != nil {
 		return err
 	}
+	// A host of an InfraEnv of no cluster registers discovering-unbound
+	// (upstream's pool host state machine), the state the Agent
+	// controller gives it too: "discovering" would flicker in between.
+	bound := agent.Spec.ClusterDeploymentName != nil
 	return s.patchAgentStatus(ctx, ie.Namespace, hostID, func(st *agentv1beta1.AgentStatus) {
-		st.DebugInfo.State = agentv1beta1.AgentStateDiscovering
+		st.DebugInfo.State = preInstallState(agent, false, bound)
 		st.DebugInfo.StateInfo = "Waiting for the host's inventory"
 	})
 }

@@ -35,6 +35,7 @@ import (
 // platform's own cluster.x-k8s.io objects on the same hub stay out of its
 // sight.
 func TestAPIProxyServesPrivateTypesAsStandard(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	cp, err := controlplane.Start(ctx, controlplane.Options{Name: "apiproxy-test", Dir: filepath.Join(t.TempDir(), "hub")})
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 // InternalDNS address, and kube-controller-manager signs it; a CSR for a
 // node no Machine names, or from another requester, stays pending.
 func TestApproverApprovesTheNodeOfAMachine(t *testing.T) {
+	t.Parallel()
 	h := startHub(t)
 	ctx := context.Background()
 	hc := h.availableHostedCluster(t)

@@ -31,6 +31,7 @@ import (
 // says it is available. Deleting it stops the control plane and removes
 // what the lab recorded for it.
 func TestHostedClusterGetsItsControlPlane(t *testing.T) {
+	t.Parallel()
 	h := startHub(t)
 	ctx := context.Background()
 	hc := h.agentHostedCluster(t)
@@ -171,6 +172,7 @@ func TestHostedClusterGetsItsControlPlane(t *testing.T) {
 // A HostedCluster the lab cannot host is refused in its status, with
 // what to fix, and nothing is made for it.
 func TestHostedClusterOnAnotherPlatformIsInvalid(t *testing.T) {
+	t.Parallel()
 	h := startHub(t)
 	ctx := context.Background()
 	hc := h.agentHostedCluster(t)

@@ -10,6 +10,7 @@ import (
 	"github.com/go-logr/logr"
 	hypershiftv1beta1 "github.com/openshift/hypershift/api/hypershift/v1beta1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -212,6 +213,23 @@ func (m *migration) finish(ctx context.Context) error {
 
 func (m *migration) log() logr.Logger { return m.o.opts.Logger.WithValues("hostedCluster", m.hc.Name) }
 
+// ApplyAnnotations changes an object's annotations: a value sets one, nil
+// removes it.
+func ApplyAnnotations(obj metav1.Object, set map[string]*string) {
+	annotations := obj.GetAnnotations()
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	for k, v := range set {
+		if v == nil {
+			delete(annotations, k)
+		} else {
+			annotations[k] = *v
+		}
+	}
+	obj.SetAnnotations(annotations)
+}
+
 // annotateHostedCluster changes the HostedCluster's annotations (a nil
 // value removes one), fresh from the hub.
 func (m *migration) annotateHostedCluster(ctx context.Context, set map[string]*string) error {
@@ -220,16 +238,7 @@ func (m *migration) annotateHostedCluster(ctx context.Context, set map[string]*s
 		return err
 	}
 	patch := client.MergeFrom(hc.DeepCopy())
-	if hc.Annotations == nil {
-		hc.Annotations = map[string]string{}
-	}
-	for k, v := range set {
-		if v == nil {
-			delete(hc.Annotations, k)
-		} else {
-			hc.Annotations[k] = *v
-		}
-	}
+	ApplyAnnotations(hc, set)
 	if err := m.o.client.Patch(ctx, hc, patch); err != nil {
 		return fmt.Errorf("annotate HostedCluster %s: %w", hc.Name, err)
 	}

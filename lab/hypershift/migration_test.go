@@ -26,6 +26,7 @@ import (
 // standard objects are gone and the Agent stays bound, and the cluster's
 // own CAPI scales the NodePool.
 func TestMigrationToPrivateTypes(t *testing.T) {
+	t.Parallel()
 	h := startHub(t)
 	// The health checks' rule is the same; the test waits less for it.
 	h.op.migrationTiming.window = 5 * time.Second

@@ -27,6 +27,7 @@ import (
 // and MachineDeployment; scaling it scales the Machines CAPI makes;
 // deleting it removes them and its objects.
 func TestNodePoolMakesItsMachines(t *testing.T) {
+	t.Parallel()
 	h := startHub(t)
 	ctx := context.Background()
 	hc := h.availableHostedCluster(t)
@@ -109,6 +110,7 @@ func TestNodePoolMakesItsMachines(t *testing.T) {
 
 // A NodePool whose upgrade type the lab does not run says so.
 func TestNodePoolInPlaceIsRefused(t *testing.T) {
+	t.Parallel()
 	h := startHub(t)
 	h.availableHostedCluster(t)
 	np := &hypershiftv1beta1.NodePool{

@@ -37,6 +37,7 @@ const privateGroup = "cluster.hypershift.openshift.io"
 // the standard group (the enhancement's risk: a live node unbound). The
 // CAPI of one control-plane namespace never touches another's objects.
 func TestPrivateCAPIMakesMachinesThroughTheProxy(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	cp, err := controlplane.Start(ctx, controlplane.Options{Name: "private-capi-test",
 		Dir: filepath.Join(t.TempDir(), "hub"), ControllerManager: true})
@@ -194,6 +195,7 @@ func waitForTest(t *testing.T, what string, cond func() bool) {
 // by way of the operator's conversion shim in front of Cluster API's
 // conversion webhook, and reads back at both versions with its fields.
 func TestPrivateTypesConvertThroughTheShim(t *testing.T) {
+	t.Parallel()
 	h := startHub(t)
 	ctx := context.Background()
 	h.create(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "clusters-conv"}})

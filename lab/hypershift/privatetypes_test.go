@@ -27,6 +27,7 @@ import (
 // sees none of it: the control-plane namespace holds no cluster.x-k8s.io
 // object.
 func TestHostedClusterOnPrivateTypes(t *testing.T) {
+	t.Parallel()
 	h := startHub(t)
 	ctx := context.Background()
 	hc := h.availableHostedCluster(t, func(hc *hypershiftv1beta1.HostedCluster) {

@@ -17,6 +17,7 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/paritylab/paritylab/framework"
 	"github.com/paritylab/paritylab/lab/hypershift"
 	agentv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
 )
@@ -180,54 +181,22 @@ func capiObjects(ctx context.Context, g Gomega, group, kind, namespace string) [
 	return l.Items
 }
 
+// hostedCluster is the hosted cluster as its user describes it.
+func hostedCluster() framework.HostedClusterInput {
+	return framework.HostedClusterInput{Namespace: hsClusters, Name: hsCluster, AgentNamespace: hsHardware,
+		ReleaseImage: shared.lab.Releases()[0].Image, NodePool: hsPool, PoolLabels: map[string]string{hsPoolKey: hsPool},
+		PullSecret: `{"auths":{"registry.example":{"auth":"dXNlcjpwYXNz"}}}`}
+}
+
 // hostedClusterManifests writes what a HyperShift user writes for an
 // agent hosted cluster: namespaces and pull secrets, the HostedCluster,
 // an InfraEnv without a cluster for the Agents, and a NodePool of none.
 func hostedClusterManifests(ctx context.Context) *hypershiftv1beta1.HostedCluster {
-	c := shared.lab.Client()
-	release := shared.lab.Releases()[0]
-	hc := &hypershiftv1beta1.HostedCluster{
-		ObjectMeta: metav1.ObjectMeta{Namespace: hsClusters, Name: hsCluster},
-		Spec: hypershiftv1beta1.HostedClusterSpec{
-			Release:    hypershiftv1beta1.Release{Image: release.Image},
-			PullSecret: corev1.LocalObjectReference{Name: "pull-secret"},
-			DNS:        hypershiftv1beta1.DNSSpec{BaseDomain: "lab.example"},
-			Etcd: hypershiftv1beta1.EtcdSpec{ManagementType: hypershiftv1beta1.Managed, Managed: &hypershiftv1beta1.ManagedEtcdSpec{
-				Storage: hypershiftv1beta1.ManagedEtcdStorageSpec{Type: hypershiftv1beta1.PersistentVolumeEtcdStorage}}},
-			Platform: hypershiftv1beta1.PlatformSpec{Type: hypershiftv1beta1.AgentPlatform,
-				Agent: &hypershiftv1beta1.AgentPlatformSpec{AgentNamespace: hsHardware}},
-			Services: []hypershiftv1beta1.ServicePublishingStrategyMapping{
-				{Service: hypershiftv1beta1.APIServer, ServicePublishingStrategy: hypershiftv1beta1.ServicePublishingStrategy{
-					Type: hypershiftv1beta1.NodePort, NodePort: &hypershiftv1beta1.NodePortPublishingStrategy{Address: "127.0.0.1"}}},
-				routeService(hypershiftv1beta1.OAuthServer), routeService(hypershiftv1beta1.Konnectivity), routeService(hypershiftv1beta1.Ignition),
-			},
-		},
+	in := hostedCluster()
+	for _, o := range framework.HostedClusterManifests(in) {
+		Expect(shared.lab.Client().Create(ctx, o)).To(Succeed(), "create %T %s", o, o.GetName())
 	}
-	objs := []client.Object{}
-	for _, ns := range []string{hsClusters, hsHardware} {
-		objs = append(objs, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
-			&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "pull-secret", Namespace: ns}, Type: corev1.SecretTypeDockerConfigJson,
-				StringData: map[string]string{".dockerconfigjson": `{"auths":{"registry.example":{"auth":"dXNlcjpwYXNz"}}}`}})
-	}
-	objs = append(objs, hc,
-		&agentv1beta1.InfraEnv{ObjectMeta: metav1.ObjectMeta{Name: hsHardware, Namespace: hsHardware},
-			Spec: agentv1beta1.InfraEnvSpec{PullSecretRef: &corev1.LocalObjectReference{Name: "pull-secret"},
-				AgentLabels: map[string]string{hsPoolKey: hsPool}}},
-		&hypershiftv1beta1.NodePool{ObjectMeta: metav1.ObjectMeta{Namespace: hsClusters, Name: hsPool},
-			Spec: hypershiftv1beta1.NodePoolSpec{
-				ClusterName: hsCluster, Replicas: ptr.To[int32](0), Release: hc.Spec.Release,
-				Management: hypershiftv1beta1.NodePoolManagement{UpgradeType: hypershiftv1beta1.UpgradeTypeReplace},
-				Platform: hypershiftv1beta1.NodePoolPlatform{Type: hypershiftv1beta1.AgentPlatform, Agent: &hypershiftv1beta1.AgentNodePoolPlatform{
-					AgentLabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{hsPoolKey: hsPool}}}}}})
-	for _, o := range objs {
-		Expect(c.Create(ctx, o)).To(Succeed(), "create %T %s", o, o.GetName())
-	}
-	return hc
-}
-
-func routeService(s hypershiftv1beta1.ServiceType) hypershiftv1beta1.ServicePublishingStrategyMapping {
-	return hypershiftv1beta1.ServicePublishingStrategyMapping{Service: s,
-		ServicePublishingStrategy: hypershiftv1beta1.ServicePublishingStrategy{Type: hypershiftv1beta1.Route}}
+	return in.HostedCluster()
 }
 
 func scaleNodePool(ctx context.Context, replicas int32) {

@@ -12,6 +12,7 @@ import (
 	"github.com/paritylab/paritylab/scenarios/day1"
 	"github.com/paritylab/paritylab/scenarios/day2scale"
 	"github.com/paritylab/paritylab/scenarios/disconnected"
+	"github.com/paritylab/paritylab/scenarios/hypershift"
 	"github.com/paritylab/paritylab/scenarios/replacement"
 	"github.com/paritylab/paritylab/scenarios/upgrade"
 )
@@ -19,7 +20,8 @@ import (
 // suiteScenarios are the scenarios this suite runs; the known-divergence
 // registry must declare exactly these (an entry for a scenario that does
 // not exist explains nothing and would never go stale).
-var suiteScenarios = append(append([]string{day1.Name, day2scale.Name}, replacement.Names()...), upgrade.Name, disconnected.Name)
+var suiteScenarios = append(append(append([]string{day1.Name, day2scale.Name}, replacement.Names()...), upgrade.Name, disconnected.Name),
+	hypershift.Names()...)
 
 // One Ordered container keeps the scenarios in the order they build on
 // each other (ginkgo shuffles top-level containers otherwise): day-2
@@ -70,5 +72,9 @@ var _ = Describe("Parity", Ordered, ContinueOnFailure, func() {
 			Expect(on).To(BeEmpty(), "retired hosts powered on again")
 		}, NodeTimeout(5*time.Minute))
 		disconnected.Spec(getInput)
+	})
+
+	Describe("HyperShift", Label("hypershift"), func() {
+		hypershift.Spec(getInput)
 	})
 })

@@ -22,6 +22,7 @@ import (
 	"github.com/paritylab/paritylab/scenarios/day1"
 	"github.com/paritylab/paritylab/scenarios/day2scale"
 	"github.com/paritylab/paritylab/scenarios/disconnected"
+	"github.com/paritylab/paritylab/scenarios/hypershift"
 	"github.com/paritylab/paritylab/scenarios/replacement"
 	"github.com/paritylab/paritylab/scenarios/upgrade"
 )
@@ -44,8 +45,10 @@ func TestParity(t *testing.T) {
 // suiteHosts is how many lab hosts the scenarios claim in all: day-1
 // installs one cluster per flow, day-2 scale and replacement add worker
 // sets on hosts of their own, upgrade a day-2 worker per flow,
-// disconnected a cluster and a day-2 worker per flow.
-const suiteHosts = day1.HostsNeeded + day2scale.HostsNeeded + replacement.HostsNeeded + upgrade.HostsNeeded + disconnected.HostsNeeded
+// disconnected a cluster and a day-2 worker per flow, HyperShift a pool
+// of late-binding hosts per hosted cluster.
+const suiteHosts = day1.HostsNeeded + day2scale.HostsNeeded + replacement.HostsNeeded + upgrade.HostsNeeded + disconnected.HostsNeeded +
+	hypershift.HostsNeeded
 
 // input is what every scenario gets; filled by SynchronizedBeforeSuite.
 var input scenarios.Input
@@ -63,7 +66,7 @@ var _ = SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
 	start := time.Now()
 	fmt.Fprintf(ginkgoprogress.Writer(), "Bringing the lab up with %d hosts; the lab's log: %s\n", suiteHosts, framework.LabLogFile(artifactsDir()))
 	data, err := framework.BringUp(ctx, framework.UpInput{ArtifactsDir: artifactsDir(), Hosts: suiteHosts, Host: hostSpec(cfg), StateDir: *labStateDir,
-		MachineController: cfg.Variable("MAPI_MACHINE_CONTROLLER", ""), Progress: ginkgoprogress.Lines()})
+		MachineController: cfg.Variable("MAPI_MACHINE_CONTROLLER", ""), Progress: ginkgoprogress.Lines(), HostedClusters: true})
 	Expect(err).NotTo(HaveOccurred())
 	AddReportEntry("lab up", time.Since(start).Round(time.Second).String())
 	return data
