@@ -2,6 +2,7 @@ package hypershift
 
 import (
 	"context"
+	"slices"
 
 	"github.com/go-logr/logr"
 	. "github.com/onsi/ginkgo/v2"
@@ -227,21 +228,12 @@ func (s *hostedSide) expectMachines(ctx context.Context, g Gomega, n int) []stri
 func goneNode(before, after []string) string {
 	var out []string
 	for _, n := range before {
-		if !contains(after, n) {
+		if !slices.Contains(after, n) {
 			out = append(out, n)
 		}
 	}
 	Expect(out).To(HaveLen(1), "one Node went: before %v, after %v", before, after)
 	return out[0]
-}
-
-func contains(names []string, name string) bool {
-	for _, n := range names {
-		if n == name {
-			return true
-		}
-	}
-	return false
 }
 
 // waitFreedAgent waits for the Agent of the host whose Node went to be
