@@ -26,6 +26,7 @@ require (
 	k8s.io/apimachinery v0.35.6
 	k8s.io/client-go v0.35.6
 	k8s.io/klog/v2 v2.140.0
+	k8s.io/kubectl v0.34.1
 	k8s.io/utils v0.0.0-20260210185600-b8788abfbbc2
 	libvirt.org/go/libvirt v1.11006.0
 	libvirt.org/go/libvirtxml v1.11006.0
@@ -66,7 +67,6 @@ require (
 	github.com/xlab/treeprint v1.2.0 // indirect
 	go.podman.io/storage v1.61.0 // indirect
 	k8s.io/cli-runtime v0.34.1 // indirect
-	k8s.io/kubectl v0.34.1 // indirect
 	sigs.k8s.io/kube-storage-version-migrator v0.0.6-0.20230721195810-5c8923c5ff96 // indirect
 	sigs.k8s.io/kustomize/api v0.20.1 // indirect
 	sigs.k8s.io/kustomize/kyaml v0.20.1 // indirect

@@ -178,8 +178,9 @@ func (l *Lab) hubComponents(ctx context.Context) ([]controllers.Component, error
 	// The converged flow, assisted-service's default: the bare-metal
 	// operator builds PreprovisioningImages, InfraEnv hosts' images come
 	// from assisted-service and run its deploy step, other hosts' from
-	// the image-customization controller.
-	svc, err := assisted.New(assisted.Options{Images: store, Agent: agent, Spokes: l.spokes, ConvergedFlow: true,
+	// the image-customization controller. Agents hold the deprovision
+	// finalizer, as upstream's do.
+	svc, err := assisted.New(assisted.Options{Images: store, Agent: agent, Spokes: l.spokes, ConvergedFlow: true, AgentDeprovision: true,
 		NoRouteTo: []string{ports.Unrouted}, Logger: l.opts.Logger.WithName("assisted")})
 	if err != nil {
 		return nil, err

@@ -41,9 +41,8 @@ func (s *Service) reconcileAgent(ctx context.Context, req ctrl.Request) (ctrl.Re
 	if err := s.client.Get(ctx, req.NamespacedName, agent); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !agent.DeletionTimestamp.IsZero() {
-		s.registry.forget(agent.Name)
-		return ctrl.Result{}, nil
+	if done, err := s.handleAgentDeletion(ctx, agent); done || err != nil {
+		return ctrl.Result{}, err
 	}
 	if changed, err := s.bindToBMH(ctx, agent); err != nil || changed {
 		return ctrl.Result{}, err // the update triggers another reconcile

@@ -95,10 +95,10 @@ func (s *Service) reconcileBMH(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	ieName := bmh.Labels[agentv1beta1.InfraEnvNameLabel]
 	if ieName == "" {
-		return ctrl.Result{}, s.releaseHost(ctx, bmh)
+		return ctrl.Result{}, s.releaseHost(ctx, bmh, false)
 	}
 	if !bmh.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, s.releaseHost(ctx, bmh)
+		return s.handleBMHDelete(ctx, bmh)
 	}
 	ie := &agentv1beta1.InfraEnv{}
 	if err := s.client.Get(ctx, client.ObjectKey{Namespace: bmh.Namespace, Name: ieName}, ie); err != nil {
@@ -165,18 +165,24 @@ func (s *Service) recordBMHEvents(before, after *bmov1alpha1.BareMetalHost) {
 	}
 }
 
-// releaseHost lets a host go: the BMAC's finalizer is removed from a
-// host being deleted (upstream deletes the Agent first only for hosts
-// annotated remove-agent-and-node-on-delete, which the lab's flows do
-// not write) or no longer labelled with an InfraEnv, and a paused host
-// being deleted is unpaused, since a paused host is never reconciled and
-// the operator's finalizer would stay forever.
-func (s *Service) releaseHost(ctx context.Context, bmh *bmov1alpha1.BareMetalHost) error {
+// releaseHost lets a host go at once: the BMAC's finalizer is removed
+// from a host no longer labelled with an InfraEnv, or being deleted
+// without its Agent (handleBMHDelete), and a paused host being deleted is
+// unpaused, since a paused host is never reconciled and the operator's
+// finalizer would stay forever; one annotated to remove its Agent is no
+// longer detached either.
+func (s *Service) releaseHost(ctx context.Context, bmh *bmov1alpha1.BareMetalHost, attach bool) error {
 	patch := client.MergeFrom(bmh.DeepCopy())
 	changed := controllerutil.RemoveFinalizer(bmh, bmacFinalizer)
-	if _, paused := bmh.Annotations[bmov1alpha1.PausedAnnotation]; paused && !bmh.DeletionTimestamp.IsZero() {
-		delete(bmh.Annotations, bmov1alpha1.PausedAnnotation)
-		changed = true
+	drop := []string{bmov1alpha1.PausedAnnotation}
+	if attach {
+		drop = append(drop, detachedAnnotation)
+	}
+	for _, key := range drop {
+		if _, has := bmh.Annotations[key]; has && !bmh.DeletionTimestamp.IsZero() {
+			delete(bmh.Annotations, key)
+			changed = true
+		}
 	}
 	if !changed {
 		return nil

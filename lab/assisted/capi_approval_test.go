@@ -32,6 +32,7 @@ import (
 // single-node install stops at an unapproved Agent; with it, the same
 // host is approved as the Machine's master and the install starts.
 func TestCAPIInstallWaitsForTheBootstrapProviderToApprove(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name          string
 		agentApproval bool

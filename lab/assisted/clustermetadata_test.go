@@ -21,6 +21,7 @@ import (
 // part copies the complete metadata and marks the ClusterDeployment
 // installed, and the cluster turns into a day-2 cluster (adding-hosts).
 func TestKubeconfigPublishedWhileInstalling(t *testing.T) {
+	t.Parallel()
 	h := startHubWith(t, &fixedSpokes{})
 	ns := h.namespace(t)
 	ctx := context.Background()
@@ -86,6 +87,7 @@ func TestKubeconfigPublishedWhileInstalling(t *testing.T) {
 
 // A cluster that is not installing publishes nothing.
 func TestNoKubeconfigBeforeInstall(t *testing.T) {
+	t.Parallel()
 	h := startHubWith(t, &fixedSpokes{})
 	ns := h.namespace(t)
 	ctx := context.Background()

@@ -64,6 +64,7 @@ func imageCondition(img *bmov1alpha1.PreprovisioningImage, typ bmov1alpha1.Image
 // is then the InfraEnv's ISO, ready with the InfraEnv's reason; the
 // image is kept out of backups and held by assisted's finalizer.
 func TestPreprovImageIsTheInfraEnvISOAfterCooldown(t *testing.T) {
+	t.Parallel()
 	h := startConvergedHub(t)
 	ctx := context.Background()
 	ns := h.namespace(t)
@@ -113,6 +114,7 @@ func TestPreprovImageIsTheInfraEnvISOAfterCooldown(t *testing.T) {
 // Images the InfraEnv cannot serve are errors that say why; images of
 // hosts without an InfraEnv are not assisted's.
 func TestPreprovImageErrors(t *testing.T) {
+	t.Parallel()
 	h := startConvergedHub(t)
 	ctx := context.Background()
 	ns := h.namespace(t)
@@ -142,6 +144,7 @@ func TestPreprovImageErrors(t *testing.T) {
 // assisted's, and nothing else: no image, no inspection or cleaning
 // change. Deleting the host drops the finalizer.
 func TestConvergedBMACSetsCustomDeployOnceTheImageIsReady(t *testing.T) {
+	t.Parallel()
 	h := startConvergedHub(t)
 	ctx := context.Background()
 	ns := h.namespace(t)
@@ -185,6 +188,7 @@ func TestConvergedBMACSetsCustomDeployOnceTheImageIsReady(t *testing.T) {
 // reboot (Rebooting) and fails when the install failed; other steps are
 // not the discovery image's.
 func TestAssistedDeployStep(t *testing.T) {
+	t.Parallel()
 	h := startConvergedHub(t)
 	ns := h.namespace(t)
 	ie := h.infraEnv(t, ns, nil)
@@ -217,6 +221,7 @@ func TestAssistedDeployStep(t *testing.T) {
 // available host, with inspection and cleaning disabled, once the image
 // cooled down.
 func TestNonConvergedBMACSetsTheLiveISOAfterCooldown(t *testing.T) {
+	t.Parallel()
 	h := startHubWithOptions(t, Options{Spokes: noSpokes{}, ImageCooldown: testCooldown})
 	ctx := context.Background()
 	ns := h.namespace(t)

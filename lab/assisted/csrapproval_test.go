@@ -79,6 +79,7 @@ func (h *hub) bootstrapperClient(t *testing.T) client.Client {
 // bootstrapper, and no other: not before the host rebooted, not one from
 // another requester, not another host's.
 func TestDay2ClientCSRApproved(t *testing.T) {
+	t.Parallel()
 	h := startHub(t)
 	ns := h.namespace(t)
 	ctx := context.Background()

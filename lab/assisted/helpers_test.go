@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -36,6 +37,16 @@ func (noSpokes) Create(context.Context, ClusterKey, configv1.Release) (Spoke, er
 }
 func (noSpokes) Get(ClusterKey) Spoke                     { return nil }
 func (noSpokes) Delete(context.Context, ClusterKey) error { return nil }
+
+// testAgentPath is the agent binary, found or built once for all the
+// tests: parallel tests building it at once would write the same file.
+var testAgentPath = sync.OnceValues(func() (string, error) {
+	cache, err := images.CacheDir()
+	if err != nil {
+		return "", err
+	}
+	return agentbin.Path(context.Background(), cache)
+})
 
 // hub is a real API server with the assisted service running in process.
 type hub struct {
@@ -70,8 +81,7 @@ func startHubWithOptions(t *testing.T, opts Options, more ...controllers.Compone
 	if err != nil {
 		t.Fatal(err)
 	}
-	cache, _ := images.CacheDir()
-	agent, err := agentbin.Path(ctx, cache)
+	agent, err := testAgentPath()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -107,6 +107,7 @@ func (h *hub) nextInstall(t *testing.T, ie *agentv1beta1.InfraEnv, host string) 
 // credentials. Until its token Secret exists the Agent reports SpecSynced
 // False and nothing installs.
 func TestImportedClusterInstallsThroughItsIgnitionEndpoint(t *testing.T) {
+	t.Parallel()
 	h := startHub(t)
 	ns := h.namespace(t)
 	ctx := context.Background()

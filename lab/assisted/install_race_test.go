@@ -20,6 +20,7 @@ import (
 // installing-in-progress to installing, a state change of the lab that no
 // flow made (seen as a flapping agent phase in a parity run).
 func TestStartInstallLeavesAnInstallingHostAlone(t *testing.T) {
+	t.Parallel()
 	h := startHub(t)
 	ns := h.namespace(t)
 	a := installedAgent(ns, "", "host-0", agentv1beta1.HostRoleMaster, agentv1beta1.HostKindHost)
@@ -38,6 +39,7 @@ func TestStartInstallLeavesAnInstallingHostAlone(t *testing.T) {
 // back to installing and never returned to discovery
 // (TestUnboundDay2HostReturnsToDiscovery, in CI).
 func TestStartInstallLeavesAnUnboundHostAlone(t *testing.T) {
+	t.Parallel()
 	h := startHub(t)
 	ns := h.namespace(t)
 	a := installedAgent(ns, "", "host-0", agentv1beta1.HostRoleWorker, agentv1beta1.HostKindHost)
@@ -80,6 +82,7 @@ func (h *hub) expectStartInstallLeaves(t *testing.T, stale *agentv1beta1.Agent, 
 // 4-core host as an SNO master (TestHardwareValidationBlocksInstall, 1 in
 // 4 runs).
 func TestRoleAssignmentWithdrawsReadinessEarnedForAnotherRole(t *testing.T) {
+	t.Parallel()
 	h := startHub(t)
 	ctx := context.Background()
 	ns := h.namespace(t)

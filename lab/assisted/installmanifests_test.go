@@ -60,6 +60,7 @@ func TestDecodeManifests(t *testing.T) {
 // real API server serving the workload clusters' config API: created,
 // namespace and all, then updated in place.
 func TestApplyInstallManifestObjects(t *testing.T) {
+	t.Parallel()
 	h := startHubWith(t, noSpokes{}, &controllers.CRDsOnly{ComponentName: "config-api", Sets: []crds.Set{workload.ConfigAPI()}})
 	ctx := context.Background()
 	for _, ca := range []string{"first", "second"} {

@@ -26,6 +26,7 @@ import (
 // tag fails as upstream's does, with its hint about tags; and the source
 // registry answers nothing.
 func TestHubMirrors(t *testing.T) {
+	t.Parallel()
 	site := releasestest.DisconnectedSite(t, releases.Lab[:1])
 	h := startHubWithOptions(t, Options{Spokes: noSpokes{}, NoRouteTo: []string{ports.Unrouted}})
 	h.setHubMirrors(t, map[string]string{RegistriesConfKey: site.RegistriesConf})
@@ -58,6 +59,7 @@ func TestHubMirrors(t *testing.T) {
 // mirror registry configuration, else the hub's, as assisted-service's
 // does; a mirrorRegistryRef without registries.conf fails the image.
 func TestDiscoveryMirrors(t *testing.T) {
+	t.Parallel()
 	const hubConf = "[[registry]]\nlocation = \"quay.io/openshift-release-dev/ocp-release\"\n[[registry.mirror]]\nlocation = \"127.0.0.1:5000/openshift/release-images\"\n"
 	const ownConf = "[[registry]]\nlocation = \"quay.io/openshift-release-dev\"\n[[registry.mirror]]\nlocation = \"127.0.0.1:5001/site\"\n"
 	h := startHub(t)

@@ -8,15 +8,31 @@ import (
 	"strings"
 	"time"
 
+	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+	machinev1beta1 "github.com/openshift/api/machine/v1beta1"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentv1beta1 "github.com/paritylab/paritylab/providers/thirdparty/agentinstall/v1beta1"
 )
+
+// spokeScheme has what the service reads and writes in a workload
+// cluster: Kubernetes' own kinds, and its machine API's Machines,
+// MachineSets and BareMetalHosts.
+var spokeScheme = func() *runtime.Scheme {
+	sch := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(sch))
+	utilruntime.Must(machinev1beta1.AddToScheme(sch))
+	utilruntime.Must(bmov1alpha1.AddToScheme(sch))
+	return sch
+}()
 
 func (s *Service) spokeClient(ctx context.Context, key ClusterKey) (client.Client, error) {
 	if c, ok := s.spokeClients.Load(key); ok {
@@ -30,7 +46,7 @@ func (s *Service) spokeClient(ctx context.Context, key ClusterKey) (client.Clien
 	if err != nil {
 		return nil, fmt.Errorf("workload cluster %s kubeconfig: %w", key, err)
 	}
-	c, err := client.New(cfg, client.Options{})
+	c, err := client.New(cfg, client.Options{Scheme: spokeScheme})
 	if err != nil {
 		return nil, err
 	}

@@ -32,6 +32,13 @@ type Options struct {
 	// deployer (metal3.Options), which the hub wires together. Off is
 	// the non-converged flow: live ISOs set by the BMAC.
 	ConvergedFlow bool
+	// AgentDeprovision has every Agent hold upstream's finalizer
+	// agent.agent-install.openshift.io/ai-deprovision, so that a deleted
+	// Agent's host leaves its cluster (its Node, through its Machine)
+	// before it is deregistered (agent_deprovision.go). Upstream always
+	// does this, and the lab's hub sets it; off, for tests that do not
+	// need it, a deleted Agent's host is deregistered at once.
+	AgentDeprovision bool
 	// ImageCooldown is how long after an InfraEnv's image was created
 	// its hosts wait before booting it. Default 60s, upstream's
 	// InfraEnvImageCooldownPeriod.

@@ -23,6 +23,7 @@ import (
 )
 
 func TestInfraEnvImageAndDownload(t *testing.T) {
+	t.Parallel()
 	h := startHub(t)
 	ctx := context.Background()
 	ns := h.namespace(t)
@@ -69,6 +70,7 @@ func TestInfraEnvImageAndDownload(t *testing.T) {
 // Every malformed, oversized or hostile request is refused with a 4xx
 // that says why, and nothing is created.
 func TestHostileRegistrations(t *testing.T) {
+	t.Parallel()
 	h := startHub(t)
 	ns := h.namespace(t)
 	ie := h.infraEnv(t, ns, nil)
@@ -134,6 +136,7 @@ func TestHostileRegistrations(t *testing.T) {
 // A host that fails hardware validation for its role keeps the install
 // from starting, and both the Agent and the AgentClusterInstall say why.
 func TestHardwareValidationBlocksInstall(t *testing.T) {
+	t.Parallel()
 	h := startHub(t)
 	ctx := context.Background()
 	ns := h.namespace(t)
@@ -218,6 +221,7 @@ func clusterAt(t *testing.T, h *hub, ns string, masters int, releaseImage string
 // AgentClusterInstall with SpecSynced=False, upstream's BackendError
 // naming the image and the ClusterImageSet, and no install state.
 func TestReleaseMissingFromTheRegistry(t *testing.T) {
+	t.Parallel()
 	h := startHub(t)
 	reg := releasetest.Start()
 	defer reg.Close()
@@ -241,6 +245,7 @@ func TestReleaseMissingFromTheRegistry(t *testing.T) {
 // Metal3Machine provisioned: the bootstrap provider approves it, or
 // nobody does).
 func TestBMACApprovesOnlyZTPHosts(t *testing.T) {
+	t.Parallel()
 	h := startHub(t)
 	ctx := context.Background()
 	ns := h.namespace(t)
@@ -270,6 +275,7 @@ func TestBMACApprovesOnlyZTPHosts(t *testing.T) {
 // outside the install, and the Agent stays installed, so the BMAC never
 // takes it for a day-2 host.
 func TestProgressRefusedOnceInstalled(t *testing.T) {
+	t.Parallel()
 	h := startHub(t)
 	ns := h.namespace(t)
 	ie := h.infraEnv(t, ns, nil)

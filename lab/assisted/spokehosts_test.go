@@ -26,6 +26,7 @@ import (
 // recorded in the spoke's machine API after the install; hosts a CAPI
 // provider's Metal3Machine consumed, and agents without a host, are not.
 func TestDay1HostsAreZTPHostsOnly(t *testing.T) {
+	t.Parallel()
 	h := startHub(t)
 	ns := h.namespace(t)
 	h.bmh(t, ns, "ztp-0", "52:54:00:00:20:01", map[string]string{agentv1beta1.InfraEnvNameLabel: "site"})
@@ -72,6 +73,7 @@ func TestDay1HostsAreZTPHostsOnly(t *testing.T) {
 // operator reports it detached.
 // A host without the InfraEnv label is no business of the BMAC.
 func TestDay2ZTPHostRecordedInSpoke(t *testing.T) {
+	t.Parallel()
 	rec := &recordingSpokes{}
 	h := startHubWith(t, rec)
 	ns := h.namespace(t)
@@ -169,6 +171,7 @@ func TestDay2ZTPHostRecordedInSpoke(t *testing.T) {
 // On platform None (here a single-node cluster) the BMAC writes no
 // spoke BareMetalHost or Machine for a day-2 host.
 func TestDay2ZTPHostNotRecordedOnPlatformNone(t *testing.T) {
+	t.Parallel()
 	rec := &recordingSpokes{}
 	h := startHubWith(t, rec)
 	ns := h.namespace(t)
@@ -196,8 +199,9 @@ func (h *hub) installedSite(t *testing.T, ns string, aci *hiveextv1beta1.AgentCl
 	ctx := context.Background()
 	cd := &hivev1.ClusterDeployment{ObjectMeta: metav1.ObjectMeta{Name: "site-cd", Namespace: ns},
 		Spec: hivev1.ClusterDeploymentSpec{ClusterName: "site-cd", BaseDomain: "lab.example", Installed: true,
-			ClusterMetadata: &hivev1.ClusterMetadata{ClusterID: "id", InfraID: "site-cd-x7k2p", AdminKubeconfigSecretRef: corev1.LocalObjectReference{Name: "kc"}},
-			Platform:        hivev1.Platform{AgentBareMetal: &agent.BareMetalPlatform{}}}}
+			ClusterInstallRef: &hivev1.ClusterInstallLocalReference{Group: "extensions.hive.openshift.io", Version: "v1beta1", Kind: "AgentClusterInstall", Name: "site-cd"},
+			ClusterMetadata:   &hivev1.ClusterMetadata{ClusterID: "id", InfraID: "site-cd-x7k2p", AdminKubeconfigSecretRef: corev1.LocalObjectReference{Name: "kc"}},
+			Platform:          hivev1.Platform{AgentBareMetal: &agent.BareMetalPlatform{}}}}
 	aci.ObjectMeta = metav1.ObjectMeta{Name: "site-cd", Namespace: ns}
 	aci.Spec.ClusterDeploymentRef = corev1.LocalObjectReference{Name: "site-cd"}
 	for _, o := range []client.Object{cd, aci} {

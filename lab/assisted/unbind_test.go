@@ -20,6 +20,7 @@ import (
 // discovery ISO again; registering again it is discovering-unbound, then
 // known-unbound once its inventory is in.
 func TestUnboundDay2HostReturnsToDiscovery(t *testing.T) {
+	t.Parallel()
 	h := startHub(t)
 	ns := h.namespace(t)
 	ctx := context.Background()
