@@ -306,8 +306,13 @@ func (r *Reconciler) writeDataSecret(ctx context.Context, s *scope, data []byte)
 	return nil
 }
 
-// reconcileDelete removes the Machine's InfraEnv and the Agents that
-// booted it, then lets the config go.
+// reconcileDelete removes the Machine's InfraEnv, as CAPOA's
+// handleDeletion does, then lets the config go. The Agents that booted
+// it go with it: their owner reference has the garbage collector delete
+// them once it is gone, and assisted-service's Agent finalizer, finding
+// no InfraEnv, then deregisters their hosts and leaves the cluster's
+// Nodes to CAPI's Machine controller. Deleting the Agents first would
+// have assisted-service take their Nodes out of the cluster too.
 func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) error {
 	setDeleting(s.config)
 	if !controllerutil.ContainsFinalizer(s.config, Finalizer) {
@@ -324,7 +329,6 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) error {
 		if !metav1.IsControlledBy(ie, s.config) {
 			continue
 		}
-		errs = append(errs, r.deleteAgents(ctx, ie))
 		if err := r.Client.Delete(ctx, ie); client.IgnoreNotFound(err) != nil {
 			errs = append(errs, fmt.Errorf("delete InfraEnv %s: %w", ie.Name, err))
 		} else {
@@ -336,21 +340,4 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) error {
 	}
 	controllerutil.RemoveFinalizer(s.config, Finalizer)
 	return nil
-}
-
-// deleteAgents deletes the Agents of an InfraEnv: assisted-service
-// deregisters their hosts, which frees them for another Machine.
-func (r *Reconciler) deleteAgents(ctx context.Context, ie *agentv1.InfraEnv) error {
-	agents := &agentv1.AgentList{}
-	if err := r.Client.List(ctx, agents, client.InNamespace(ie.Namespace),
-		client.MatchingLabels{agentv1.InfraEnvNameLabel: ie.Name}); err != nil {
-		return fmt.Errorf("list Agents of InfraEnv %s: %w", ie.Name, err)
-	}
-	var errs []error
-	for i := range agents.Items {
-		if err := r.Client.Delete(ctx, &agents.Items[i]); client.IgnoreNotFound(err) != nil {
-			errs = append(errs, fmt.Errorf("delete Agent %s: %w", agents.Items[i].Name, err))
-		}
-	}
-	return errors.Join(errs...)
 }
