@@ -20,8 +20,8 @@ import (
 // An Agent being deleted leaves its cluster first, as upstream's agent
 // controller has it (handleAgentFinalizer, removeSpokeResources in
 // internal/controller/controllers/agent_controller.go): every Agent holds
-// the finalizer agentFinalizer; when one bound to a cluster that still
-// exists, with its InfraEnv, and that has spoke resources is deleted, its
+// the finalizer agentFinalizer; when one bound to a cluster that is
+// live, with its InfraEnv, and that has spoke resources is deleted, its
 // Node leaves the cluster through its Machine, and only then is the host
 // deregistered and the finalizer removed.
 const (
@@ -86,8 +86,9 @@ func (s *Service) handleAgentFinalizer(ctx context.Context, a *agentv1beta1.Agen
 
 // leaveCluster removes a deleted Agent's host from its cluster when
 // upstream does: not skipped by annotation, bound, with spoke resources,
-// and its ClusterDeployment and InfraEnv both still there (a cluster
-// being torn down as a whole is left alone).
+// and its ClusterDeployment, AgentClusterInstall and InfraEnv all live
+// (clusterAndInfraEnvLive: a cluster being torn down as a whole, or a
+// Machine's Agents collected after their InfraEnv, are left alone).
 func (s *Service) leaveCluster(ctx context.Context, a *agentv1beta1.Agent) error {
 	ref := a.Spec.ClusterDeploymentName
 	if _, skip := a.Annotations[skipSpokeCleanupAnnotation]; skip || ref == nil {
